@@ -1,0 +1,50 @@
+"""The FastAPI application."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from starlette.concurrency import run_in_threadpool
+
+from services.api import errors
+from services.api.gpus.router import router as gpus_router
+from services.api.health.router import router as health_router
+from services.api.recommend.router import router as recommend_router
+from services.api.recommend.service import ScoreCache
+from shared.bootstrap import prepare_database
+from shared.db import make_engine
+from shared.settings import Settings, get_settings
+
+log = logging.getLogger(__name__)
+
+
+def create_app(settings: Settings | None = None, *, prepare: bool = True) -> FastAPI:
+    """Build the app; `prepare` migrates and loads bundled data on start-up."""
+    settings = settings or get_settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if settings.sqlalchemy_url.startswith("sqlite"):
+            settings.data_dir.mkdir(parents=True, exist_ok=True)
+        app.state.engine = make_engine(settings.sqlalchemy_url)
+        if prepare:
+            await run_in_threadpool(prepare_database, app.state.engine, settings)
+        yield
+        app.state.engine.dispose()
+
+    app = FastAPI(
+        title="GPU Advisor",
+        version="0.1.0",
+        summary="Which GPUs to buy or rent for deep learning, and what they will cost.",
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.state.score_cache = ScoreCache()
+    errors.install(app)
+    app.include_router(health_router)
+    app.include_router(recommend_router)
+    app.include_router(gpus_router)
+    return app

@@ -1,0 +1,38 @@
+"""Request-scoped dependencies: one database session per request."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Annotated
+
+from fastapi import Depends, Request
+from sqlalchemy.engine import Engine
+from sqlmodel import Session
+
+from shared.settings import Settings
+
+
+def get_engine(request: Request) -> Engine:
+    engine: Engine = request.app.state.engine
+    return engine
+
+
+def get_app_settings(request: Request) -> Settings:
+    settings: Settings = request.app.state.settings
+    return settings
+
+
+def get_session(engine: Annotated[Engine, Depends(get_engine)]) -> Iterator[Session]:
+    # Commit once, at the boundary: services only flush.
+    with Session(engine, expire_on_commit=False) as session:
+        try:
+            yield session
+            session.commit()
+        except BaseException:
+            session.rollback()
+            raise
+
+
+SessionDep = Annotated[Session, Depends(get_session)]
+SettingsDep = Annotated[Settings, Depends(get_app_settings)]
+EngineDep = Annotated[Engine, Depends(get_engine)]

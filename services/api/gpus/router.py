@@ -1,0 +1,68 @@
+"""GET /gpus and GET /gpus/{id}."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, HTTPException, Query
+
+from services.api.deps import SessionDep, SettingsDep
+from services.api.gpus import service
+from services.api.gpus.schemas import GpuDetail, GpuPage
+from shared.catalog.aliases import resolve_alias
+from shared.catalog.specs import GpuSpec, load_catalog
+
+router = APIRouter(tags=["gpus"])
+
+
+def _matches(
+    gpu: GpuSpec,
+    vendor: str | None,
+    segment: str | None,
+    min_memory_gb: float | None,
+    datacenter: bool,
+    q: str | None,
+) -> bool:
+    return (
+        (vendor is None or gpu.vendor.lower() == vendor.lower())
+        and (segment is None or gpu.segment == segment)
+        and (min_memory_gb is None or gpu.memory_gb >= min_memory_gb)
+        and not (datacenter and gpu.geforce_eula)
+        and (q is None or q.lower() in gpu.name.lower() or q.lower() in gpu.id)
+    )
+
+
+@router.get("/gpus", response_model=GpuPage)
+def list_gpus(
+    vendor: Annotated[Literal["NVIDIA", "AMD", "nvidia", "amd"] | None, Query()] = None,
+    segment: Annotated[Literal["consumer", "workstation", "datacenter"] | None, Query()] = None,
+    min_memory_gb: Annotated[float | None, Query(gt=0, le=2048)] = None,
+    datacenter: Annotated[bool, Query(description="only cards allowed in datacenters")] = False,
+    q: Annotated[str | None, Query(max_length=64, description="text in name or id")] = None,
+    limit: Annotated[int, Query(ge=1, le=100)] = 50,
+    offset: Annotated[int, Query(ge=0)] = 0,
+) -> GpuPage:
+    found = [
+        g for g in load_catalog().gpus if _matches(g, vendor, segment, min_memory_gb, datacenter, q)
+    ]
+    return GpuPage(
+        total=len(found),
+        limit=limit,
+        offset=offset,
+        items=[service.summary(g) for g in found[offset : offset + limit]],
+    )
+
+
+@router.get("/gpus/{gpu_id}", response_model=GpuDetail)
+def get_gpu(gpu_id: str, session: SessionDep, settings: SettingsDep) -> GpuDetail:
+    resolved = resolve_alias(gpu_id)
+    if resolved is None:
+        raise HTTPException(
+            status_code=404,
+            detail={
+                "message": f"gpu_id: unknown GPU {gpu_id!r}; GET /gpus lists the valid ids",
+                "field": "gpu_id",
+            },
+        )
+    spec = load_catalog().by_id[resolved]
+    return service.detail(session, spec, settings.market_window_days)

@@ -1,0 +1,79 @@
+"""Shapes of /recommend's answer."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from decimal import Decimal
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+Task = Literal[
+    "cv", "nlp", "llm-inference", "image-generation", "video", "rl", "kaggle", "prototyping"
+]
+Precision = Literal["fp16", "bf16", "tf32", "fp32", "fp8", "int8"]
+Condition = Literal["new", "used", "any"]
+Sort = Literal["perf_per_dollar", "performance"]
+
+
+class GpuRef(BaseModel):
+    id: str
+    name: str
+    memory_gb: float
+    vendor: str
+    segment: str
+
+
+class PriceOut(BaseModel):
+    usd: Decimal
+    condition: str = Field(description="condition of the priced offer: new or used")
+    kind: str = Field(description="msrp, snapshot, scraped or manual")
+    source: str
+    observed_at: datetime
+    n: int = Field(description="observations behind the price")
+
+
+class PerformanceOut(BaseModel):
+    interval: tuple[float, float]
+    basis: str = Field(description="measured, calibrated-model or rule-of-thumb")
+    reference_gpu: str
+    multi_gpu_speedup: float
+
+
+class RecommendResult(BaseModel):
+    rank: int
+    gpu: GpuRef
+    relative_performance: float = Field(
+        description="throughput of the whole build relative to one reference GPU"
+    )
+    performance: PerformanceOut
+    price: PriceOut
+    count: int
+    system_cost_usd: Decimal
+    system_cost_basis: str
+    total_cost_usd: Decimal
+    perf_per_dollar: float
+    perf_per_1000_usd: float
+    caveats: list[str]
+    explanation: str
+
+
+class RecommendQuery(BaseModel):
+    task: Task
+    memory_gb: float
+    memory_basis: str
+    precision: Precision
+    condition: Condition
+    budget_usd: float | None
+    count: int
+    datacenter: bool
+    limit: int
+    sort: Sort
+
+
+class RecommendResponse(BaseModel):
+    query: RecommendQuery
+    prices_as_of: datetime | None
+    model_version: str
+    computed_at: datetime | None
+    results: list[RecommendResult]

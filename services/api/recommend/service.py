@@ -1,0 +1,162 @@
+"""Ranking GPUs from the precomputed Score rows.
+
+Score rows hold one GPU's speed and price; the build arithmetic for `count` GPUs
+(multi-GPU speed-up, base system cost) is applied here because it is cheap and would
+multiply the stored rows by every possible count.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from decimal import Decimal
+
+from sqlmodel import Session, select
+
+from services.api.recommend.schemas import (
+    GpuRef,
+    PerformanceOut,
+    PriceOut,
+    RecommendQuery,
+    RecommendResponse,
+    RecommendResult,
+)
+from shared.catalog.specs import GpuSpec, load_catalog
+from shared.models import Score, ScoreState
+from shared.perfmodel.registry import get_model, multi_gpu_speedup
+from shared.pricing.system_cost import system_cost
+from shared.scoring.caveats import build_caveats
+from shared.scoring.tasks import TASKS
+from shared.settings import Settings
+
+
+@dataclass(frozen=True, slots=True)
+class Ranked:
+    spec: GpuSpec
+    score: Score
+
+
+class ScoreCache:
+    """Score rows per (task, precision, condition), reloaded when score_state changes."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._revision: int | None = None
+        self._rows: dict[tuple[str, str, str], list[Ranked]] = {}
+
+    def rows(
+        self, session: Session, state: ScoreState | None, key: tuple[str, str, str]
+    ) -> list[Ranked]:
+        revision = state.revision if state else None
+        with self._lock:
+            if revision != self._revision:
+                self._rows = {}
+                self._revision = revision
+            cached = self._rows.get(key)
+        if cached is not None:
+            return cached
+        loaded = _load(session, key)
+        with self._lock:
+            if revision == self._revision:
+                self._rows[key] = loaded
+        return loaded
+
+
+def _load(session: Session, key: tuple[str, str, str]) -> list[Ranked]:
+    task, precision, condition = key
+    catalog = load_catalog()
+    query = select(Score).where(
+        Score.task == task, Score.precision == precision, Score.condition == condition
+    )
+    return [Ranked(catalog.by_id[s.gpu_id], s) for s in session.exec(query)]
+
+
+def recommend(
+    session: Session, cache: ScoreCache, query: RecommendQuery, settings: Settings
+) -> RecommendResponse:
+    state = session.get(ScoreState, 1)
+    rows = cache.rows(session, state, (query.task, query.precision, query.condition))
+    now = datetime.now(UTC)
+    candidates = [r for r in rows if _eligible(r, query)]
+    results = [_result(r, query, settings, now) for r in candidates]
+    sort_key = "perf_per_dollar" if query.sort == "perf_per_dollar" else "relative_performance"
+    results.sort(key=lambda r: (-getattr(r, sort_key), r.gpu.id))
+    for rank, result in enumerate(results[: query.limit], start=1):
+        result.rank = rank
+    return RecommendResponse(
+        query=query,
+        prices_as_of=state.prices_as_of if state else None,
+        model_version=state.model_version if state else "none",
+        computed_at=state.computed_at if state else None,
+        results=results[: query.limit],
+    )
+
+
+def _eligible(row: Ranked, query: RecommendQuery) -> bool:
+    if row.spec.memory_gb < query.memory_gb:
+        return False
+    if query.datacenter and row.spec.geforce_eula:
+        return False
+    return query.budget_usd is None or float(row.score.price_usd) <= query.budget_usd
+
+
+def _result(
+    row: Ranked, query: RecommendQuery, settings: Settings, now: datetime
+) -> RecommendResult:
+    spec, score = row.spec, row.score
+    family = TASKS[query.task].family
+    speedup = multi_gpu_speedup(spec, query.count, family)
+    system = system_cost(spec, query.count, settings)
+    total = score.price_usd * query.count + system.usd
+    performance = score.relative_performance * speedup
+    per_dollar = performance / float(total)
+    return RecommendResult(
+        rank=0,
+        gpu=GpuRef(
+            id=spec.id,
+            name=spec.name,
+            memory_gb=spec.memory_gb,
+            vendor=spec.vendor,
+            segment=spec.segment,
+        ),
+        relative_performance=round(performance, 4),
+        performance=PerformanceOut(
+            interval=(
+                round(score.interval_low * speedup, 4),
+                round(score.interval_high * speedup, 4),
+            ),
+            basis=score.basis,
+            reference_gpu=get_model().reference_gpu,
+            multi_gpu_speedup=round(speedup, 3),
+        ),
+        price=PriceOut(
+            usd=score.price_usd,
+            condition=score.price_condition,
+            kind=score.price_kind,
+            source=score.price_source,
+            observed_at=score.price_observed_at,
+            n=score.price_n,
+        ),
+        count=query.count,
+        system_cost_usd=system.usd,
+        system_cost_basis=f"{system.nodes}x {system.node_kind} ({system.basis})",
+        total_cost_usd=total.quantize(Decimal("0.01")),
+        perf_per_dollar=per_dollar,
+        perf_per_1000_usd=round(per_dollar * 1000, 4),
+        caveats=build_caveats(spec, query.count, score.price_observed_at, now),
+        explanation=_explain(spec, score, query, speedup, total),
+    )
+
+
+def _explain(
+    spec: GpuSpec, score: Score, query: RecommendQuery, speedup: float, total: Decimal
+) -> str:
+    build = f"{query.count}x " if query.count > 1 else ""
+    scaling = f", x{speedup:.2f} for {query.count} GPUs" if query.count > 1 else ""
+    return (
+        f"{build}{spec.name}: {score.relative_performance:.2f}x the reference on "
+        f"{query.task} at {query.precision}{scaling} ({score.explanation}); "
+        f"${score.price_usd:,.0f} {score.price_condition} ({score.price_kind}, "
+        f"{score.price_observed_at.date().isoformat()}) + system = ${total:,.0f}"
+    )

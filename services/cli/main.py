@@ -1,0 +1,75 @@
+"""The `gpu-advisor` command line."""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Annotated
+
+import typer
+
+from shared.settings import get_settings
+
+app = typer.Typer(
+    help="GPU Advisor: which GPUs to buy or rent, and what they cost.", no_args_is_help=True
+)
+db_app = typer.Typer(help="Database schema and bundled data.", no_args_is_help=True)
+app.add_typer(db_app, name="db")
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="interface to bind")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(envvar="PORT", help="TCP port")] = 8000,
+    workers: Annotated[int, typer.Option(help="uvicorn worker processes")] = 1,
+) -> None:
+    """Serve the API (migrates and loads the bundled data on start)."""
+    import uvicorn
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    uvicorn.run(
+        "services.api.app:create_app",
+        factory=True,
+        host=host,
+        port=port,
+        workers=workers,
+        log_level="info",
+    )
+
+
+@db_app.command("upgrade")
+def db_upgrade() -> None:
+    """Apply the Alembic migrations."""
+    from shared.db import migrate
+
+    migrate()
+    typer.echo("schema at head")
+
+
+@db_app.command("seed")
+def db_seed() -> None:
+    """Load the catalog and bundled prices, then recompute scores."""
+    from shared.bootstrap import prepare_database
+    from shared.db import get_engine
+
+    prepare_database(get_engine(), get_settings())
+    typer.echo("catalog, bundled prices and scores are up to date")
+
+
+@app.command()
+def recompute(
+    gpu: Annotated[list[str] | None, typer.Option(help="catalog id; repeat; default all")] = None,
+) -> None:
+    """Recompute the perf-per-dollar scores."""
+    from shared.db import session_scope
+    from shared.scoring.compute import recompute_scores
+
+    with session_scope() as session:
+        result = recompute_scores(session, gpu)
+    typer.echo(
+        json.dumps({"gpus": len(result.gpu_ids), "rows": result.rows, "revision": result.revision})
+    )
+
+
+if __name__ == "__main__":
+    app()

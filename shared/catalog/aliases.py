@@ -1,0 +1,32 @@
+"""Resolve common spellings of a GPU ("GeForce RTX 3090", "RTX3090") to catalog ids."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from shared.catalog.specs import load_catalog
+
+_NOISE = re.compile(r"\b(nvidia|geforce|amd|radeon|tesla|generation|instinct)\b")
+
+
+def normalize(text: str) -> str:
+    lowered = _NOISE.sub(" ", text.lower().replace("ada lovelace", "ada"))
+    return re.sub(r"[^a-z0-9]", "", lowered)
+
+
+@lru_cache(maxsize=1)
+def _alias_table() -> dict[str, str]:
+    table: dict[str, str] = {}
+    for gpu in load_catalog().gpus:
+        for spelling in (gpu.id, gpu.name):
+            table.setdefault(normalize(spelling), gpu.id)
+    return table
+
+
+def resolve_alias(text: str) -> str | None:
+    """Catalog id for an id, a name or a close spelling of either; None if unknown."""
+    catalog = load_catalog()
+    if text in catalog.by_id:
+        return text
+    return _alias_table().get(normalize(text))

@@ -1,0 +1,164 @@
+"""The data model shared by the API, the scraper and the workers.
+
+Alembic migrations (shared/migrations) are the only way the schema is made; these
+classes describe it for queries.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import Column, DateTime, Dialect, Index, Numeric, UniqueConstraint
+from sqlalchemy.types import TypeDecorator
+from sqlmodel import Field, SQLModel
+
+CONDITIONS = ("new", "used", "refurbished")
+PRICE_KINDS = ("msrp", "snapshot", "scraped", "manual")
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """Timezone-aware UTC on every backend (SQLite stores naive timestamps)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime: store timezone-aware UTC times")
+        return value.astimezone(UTC)
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        assert isinstance(value, datetime)
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def _money() -> Column[Decimal]:
+    return Column(Numeric(12, 2), nullable=False)
+
+
+def _tz() -> Column[datetime]:
+    return Column(UTCDateTime(), nullable=False)
+
+
+class Gpu(SQLModel, table=True):
+    """One catalog GPU; the specs the model needs live in the bundled catalog."""
+
+    id: str = Field(primary_key=True, max_length=64)
+    name: str = Field(max_length=128)
+    vendor: str = Field(max_length=16)
+    segment: str = Field(max_length=16)
+    architecture: str = Field(max_length=32)
+    form_factor: str = Field(max_length=16)
+    release_date: date
+    launch_price_usd: int | None = None
+    memory_gb: float
+    memory_bandwidth_gbs: float
+    tdp_w: int
+    geforce_eula: bool
+    sources: str
+    notes: str
+
+
+class PriceObservation(SQLModel, table=True):
+    """A dated, sourced price for one card (lots are stored per unit)."""
+
+    __tablename__ = "price_observation"
+    __table_args__ = (
+        UniqueConstraint("source", "listing_id", "observed_at", name="uq_price_listing_time"),
+        Index("ix_price_gpu_condition_time", "gpu_id", "condition", "observed_at"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    gpu_id: str = Field(foreign_key="gpu.id", max_length=64)
+    condition: str = Field(max_length=16)
+    price: Decimal = Field(sa_column=_money())
+    currency: str = Field(default="USD", max_length=3)
+    price_usd: Decimal = Field(sa_column=_money())
+    kind: str = Field(max_length=16)
+    source: str = Field(max_length=128)
+    url: str | None = Field(default=None, max_length=1024)
+    listing_id: str | None = Field(default=None, max_length=128)
+    title: str | None = Field(default=None, max_length=512)
+    quantity: int = 1
+    observed_at: datetime = Field(sa_column=_tz())
+    quarantined: bool = False
+
+
+class CloudOffer(SQLModel, table=True):
+    """An hourly cloud price for an instance with `gpu_count` GPUs of one type."""
+
+    __tablename__ = "cloud_offer"
+    __table_args__ = (
+        UniqueConstraint(
+            "provider", "instance_type", "region", "observed_at", name="uq_cloud_offer"
+        ),
+        Index("ix_cloud_gpu", "gpu_id"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    provider: str = Field(max_length=32)
+    instance_type: str = Field(max_length=128)
+    gpu_id: str = Field(foreign_key="gpu.id", max_length=64)
+    gpu_count: float
+    region: str = Field(max_length=64)
+    on_demand_usd_per_hour: Decimal | None = Field(
+        default=None, sa_column=Column(Numeric(12, 5), nullable=True)
+    )
+    spot_usd_per_hour: Decimal | None = Field(
+        default=None, sa_column=Column(Numeric(12, 5), nullable=True)
+    )
+    kind: str = Field(max_length=16)
+    source: str = Field(max_length=256)
+    observed_at: datetime = Field(sa_column=_tz())
+
+
+class Score(SQLModel, table=True):
+    """A precomputed perf-per-dollar row: one GPU, task, precision and price condition.
+
+    A recompute replaces a GPU's rows in one transaction, so readers never see a
+    half-written ranking.
+    """
+
+    __table_args__ = (
+        UniqueConstraint("gpu_id", "task", "precision", "condition", name="uq_score"),
+        Index("ix_score_lookup", "task", "precision", "condition"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    gpu_id: str = Field(foreign_key="gpu.id", max_length=64)
+    task: str = Field(max_length=32)
+    precision: str = Field(max_length=8)
+    condition: str = Field(max_length=16)
+    relative_performance: float
+    interval_low: float
+    interval_high: float
+    basis: str = Field(max_length=32)
+    price_usd: Decimal = Field(sa_column=_money())
+    price_condition: str = Field(max_length=16)
+    price_kind: str = Field(max_length=16)
+    price_source: str = Field(max_length=256)
+    price_observed_at: datetime = Field(sa_column=_tz())
+    price_n: int = 1
+    system_cost_usd: Decimal = Field(sa_column=_money())
+    perf_per_dollar: float
+    model_version: str = Field(max_length=64)
+    explanation: str
+    computed_at: datetime = Field(sa_column=_tz())
+
+
+class ScoreState(SQLModel, table=True):
+    """One row (id=1) stamped by every recompute: readers use it to know when to reload."""
+
+    __tablename__ = "score_state"
+
+    id: int = Field(default=1, primary_key=True)
+    revision: int = 0
+    model_version: str = Field(max_length=64)
+    prices_as_of: datetime | None = Field(default=None, sa_column=Column(UTCDateTime()))
+    computed_at: datetime = Field(sa_column=_tz())

@@ -1,0 +1,64 @@
+"""Plain-language warnings attached to a GPU choice (DOMAIN.md sections 3 and 4)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from shared.catalog.specs import GpuSpec
+
+# A 1,600 W PSU is the largest many US outlets can feed; CPU and board take ~200 W.
+US_OUTLET_PSU_W = 1600
+SYSTEM_BASE_W = 200
+STALE_PRICE_DAYS = 365
+
+
+def build_caveats(
+    gpu: GpuSpec, count: int, price_observed_at: datetime | None, now: datetime
+) -> list[str]:
+    notes: list[str] = []
+    if not gpu.has_tensor_cores:
+        notes.append("no Tensor Cores: poor deep-learning performance per dollar")
+    if gpu.vendor == "AMD":
+        notes.append("AMD ROCm: fewer frameworks and tricks than CUDA; throughput less certain")
+    if gpu.geforce_eula:
+        notes.append("GeForce/TITAN driver licence bars datacenter deployment")
+    if gpu.form_factor in {"sxm", "oam", "superchip"}:
+        notes.append("SXM/OAM module: sold in 8-GPU servers; priced with a server base")
+    notes.extend(_multi_gpu_caveats(gpu, count))
+    if price_observed_at is not None:
+        age = (now - price_observed_at).days
+        if age > STALE_PRICE_DAYS:
+            notes.append(f"price is {age} days old ({price_observed_at.date().isoformat()})")
+    return notes
+
+
+def _multi_gpu_caveats(gpu: GpuSpec, count: int) -> list[str]:
+    notes: list[str] = []
+    if count < 2 or gpu.form_factor != "pcie":
+        return notes
+    if gpu.slot_width >= 3:
+        notes.append(
+            f"{gpu.slot_width}-slot card: {count}x needs blower or water-cooled cards, "
+            "2-slot variants or PCIe extenders"
+        )
+    watts = count * gpu.tdp_w + SYSTEM_BASE_W
+    if watts > US_OUTLET_PSU_W - 100:
+        notes.append(
+            f"power: {count}x {gpu.tdp_w} W + ~{SYSTEM_BASE_W} W system = {watts} W; more than "
+            "a 1,600 W PSU on one US outlet can carry comfortably: power-limit the cards"
+        )
+    if not gpu.p2p_over_pcie:
+        notes.append(_no_p2p_caveat(gpu, count))
+    if gpu.geforce_eula and count > 4:
+        notes.append("more than 4 GeForce cards in one machine parallelize inefficiently")
+    if gpu.geforce_eula and gpu.tdp_w >= 350 and count > 3:
+        notes.append("no more than 3 RTX 3090-class cards per workstation chassis")
+    return notes
+
+
+def _no_p2p_caveat(gpu: GpuSpec, count: int) -> str:
+    if gpu.nvlink == "bridge-2way" and count == 2:
+        return "no PCIe peer-to-peer: the pair needs an NVLink bridge to scale well"
+    if gpu.nvlink == "bridge-2way":
+        return "no PCIe peer-to-peer (only NVLink-bridged pairs): multi-GPU training scales poorly"
+    return "no PCIe peer-to-peer: multi-GPU training scales poorly"

@@ -1,0 +1,165 @@
+"""Recompute the Score rows the API reads: GPU x task x precision x price condition.
+
+A recompute replaces the rows of the GPUs it covers and bumps `score_state` in the
+same transaction, so a reader sees either the old or the new ranking, never a mix.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import delete, func, insert
+from sqlmodel import Session, select
+
+from shared.catalog.specs import GpuSpec, load_catalog
+from shared.models import PriceObservation, Score, ScoreState
+from shared.perfmodel.base import PerformanceModel, Prediction
+from shared.perfmodel.registry import get_model
+from shared.pricing.market import MarketPrice, cheapest, market_price
+from shared.pricing.system_cost import system_cost
+from shared.scoring.tasks import PRECISION_NAMES, SCORE_CONDITIONS, TASKS
+from shared.settings import Settings, get_settings
+
+
+@dataclass(frozen=True, slots=True)
+class RecomputeResult:
+    gpu_ids: tuple[str, ...]
+    rows: int
+    revision: int
+    model_version: str
+
+
+def recompute_scores(
+    session: Session,
+    gpu_ids: Iterable[str] | None = None,
+    *,
+    model: PerformanceModel | None = None,
+    settings: Settings | None = None,
+) -> RecomputeResult:
+    """Replace the Score rows of `gpu_ids` (all GPUs when None); the caller commits."""
+    model = model or get_model()
+    settings = settings or get_settings()
+    catalog = load_catalog()
+    ids = tuple(catalog.ids if gpu_ids is None else sorted(set(gpu_ids)))
+    unknown = [i for i in ids if i not in catalog.by_id]
+    if unknown:
+        raise ValueError(f"unknown gpu ids: {unknown}")
+    state = _lock_state(session, model.version)
+    if state.model_version != model.version:
+        # Rows from another model version must not mix with these: redo every GPU.
+        ids = tuple(catalog.ids)
+    observations = _observations_by_gpu(session, ids)
+    now = datetime.now(UTC)
+    rows: list[dict[str, Any]] = []
+    for gpu_id in ids:
+        gpu = catalog.by_id[gpu_id]
+        rows.extend(_gpu_rows(gpu, observations.get(gpu_id, []), model, settings, now))
+    session.execute(delete(Score).where(Score.gpu_id.in_(ids)))  # type: ignore[attr-defined]
+    if rows:
+        session.execute(insert(Score), rows)
+    state.revision += 1
+    state.model_version = model.version
+    state.computed_at = now
+    state.prices_as_of = session.exec(
+        select(func.max(PriceObservation.observed_at)).where(
+            PriceObservation.quarantined == False  # noqa: E712
+        )
+    ).one()
+    session.add(state)
+    session.flush()
+    return RecomputeResult(ids, len(rows), state.revision, model.version)
+
+
+def _lock_state(session: Session, version: str) -> ScoreState:
+    # FOR UPDATE serializes concurrent recomputes on PostgreSQL (SQLite locks the file).
+    state = session.exec(select(ScoreState).where(ScoreState.id == 1).with_for_update()).first()
+    if state is None:
+        state = ScoreState(id=1, revision=0, model_version=version, computed_at=datetime.now(UTC))
+        session.add(state)
+        session.flush()
+    return state
+
+
+def _observations_by_gpu(session: Session, ids: Sequence[str]) -> dict[str, list[PriceObservation]]:
+    query = select(PriceObservation).where(
+        PriceObservation.gpu_id.in_(ids),  # type: ignore[attr-defined]
+        PriceObservation.quarantined == False,  # noqa: E712
+    )
+    grouped: dict[str, list[PriceObservation]] = defaultdict(list)
+    for observation in session.exec(query):
+        grouped[observation.gpu_id].append(observation)
+    return grouped
+
+
+def gpu_prices(
+    observations: Sequence[PriceObservation], window_days: int
+) -> dict[str, MarketPrice | None]:
+    new = market_price(observations, "new", window_days)
+    used = market_price(observations, "used", window_days)
+    return {"new": new, "used": used, "any": cheapest([new, used])}
+
+
+def _gpu_rows(
+    gpu: GpuSpec,
+    observations: Sequence[PriceObservation],
+    model: PerformanceModel,
+    settings: Settings,
+    now: datetime,
+) -> list[dict[str, Any]]:
+    prices = gpu_prices(observations, settings.market_window_days)
+    if not any(prices.values()):
+        return []
+    base = system_cost(gpu, 1, settings)
+    predictions = {
+        (family, precision): model.predict(gpu, family, precision)
+        for family in {t.family for t in TASKS.values()}
+        for precision in PRECISION_NAMES
+    }
+    rows = []
+    for task in TASKS.values():
+        for precision in PRECISION_NAMES:
+            prediction = predictions[(task.family, precision)]
+            if prediction is None:
+                continue
+            for condition in SCORE_CONDITIONS:
+                price = prices[condition]
+                if price is not None:
+                    rows.append(_row(task.name, condition, prediction, price, base.usd, now))
+    return rows
+
+
+def _row(
+    task: str,
+    condition: str,
+    prediction: Prediction,
+    price: MarketPrice,
+    system_usd: Decimal,
+    now: datetime,
+) -> dict[str, Any]:
+    total = price.usd + system_usd
+    return {
+        "gpu_id": prediction.gpu_id,
+        "task": task,
+        "precision": prediction.precision,
+        "condition": condition,
+        "relative_performance": prediction.relative_throughput,
+        "interval_low": prediction.interval[0],
+        "interval_high": prediction.interval[1],
+        "basis": prediction.basis,
+        "price_usd": price.usd,
+        "price_condition": price.condition,
+        "price_kind": price.kind,
+        "price_source": price.source[:256],
+        "price_observed_at": price.observed_at,
+        "price_n": price.n,
+        "system_cost_usd": system_usd,
+        "perf_per_dollar": prediction.relative_throughput / float(total),
+        "model_version": prediction.model_version,
+        "explanation": prediction.explanation,
+        "computed_at": now,
+    }

@@ -1,0 +1,51 @@
+def test_list_filters_and_paginates(market_client):
+    page = market_client.get("/gpus", params={"min_memory_gb": 40, "limit": 5}).json()
+    assert page["total"] > 5 and len(page["items"]) == 5
+    assert all(g["memory_gb"] >= 40 for g in page["items"])
+    second = market_client.get(
+        "/gpus", params={"min_memory_gb": 40, "limit": 5, "offset": 5}
+    ).json()
+    assert {g["id"] for g in page["items"]}.isdisjoint(g["id"] for g in second["items"])
+    dc = market_client.get("/gpus", params={"datacenter": "true", "limit": 100}).json()
+    assert dc["items"] and not any(g["geforce_eula"] for g in dc["items"])
+    amd = market_client.get("/gpus", params={"vendor": "AMD"}).json()
+    assert amd["items"] and all(g["vendor"] == "AMD" for g in amd["items"])
+
+
+def test_detail_has_specs_prices_and_provenance(market_client):
+    body = market_client.get("/gpus/rtx-3090").json()
+    assert body["id"] == "rtx-3090" and body["specs"]["memory_gb"] == 24
+    assert "tpu:" in body["provenance"]["sources"]
+    assert body["market_prices"]["used"]["usd"] == "800.00"
+    assert body["market_prices"]["new"]["kind"] == "msrp"
+    assert body["latest_by_kind"]["scraped:used"]["source"] == "test-market"
+
+
+def test_detail_resolves_aliases(market_client):
+    for alias in ("GeForce RTX 3090", "RTX3090", "nvidia-geforce-rtx-3090"):
+        assert market_client.get(f"/gpus/{alias}").json()["id"] == "rtx-3090"
+
+
+def test_unknown_gpu_is_404_with_a_hint(market_client):
+    response = market_client.get("/gpus/rtx-9999")
+    assert response.status_code == 404
+    assert "GET /gpus" in response.json()["detail"]["message"]
+
+
+def test_bad_filter_is_422(market_client):
+    response = market_client.get("/gpus", params={"segment": "gaming"})
+    assert response.status_code == 422
+    assert "segment" in response.json()["message"]
+
+
+def test_health_and_docs(market_client):
+    assert market_client.get("/health").json()["status"] == "ok"
+    assert market_client.get("/docs").status_code == 200
+    assert "/recommend" in market_client.get("/openapi.json").json()["paths"]
+
+
+def test_detail_lists_cloud_offers_per_gpu_hour(bundled_client):
+    body = bundled_client.get("/gpus/a100-80gb-sxm4").json()
+    assert body["cloud"], "bundled cloud catalogs price the A100 80GB SXM4"
+    for offer in body["cloud"]:
+        assert float(offer["usd_per_gpu_hour"]) > 0 and offer["observed_at"]
