@@ -13,7 +13,7 @@ from services.api import errors
 from services.api.gpus.router import router as gpus_router
 from services.api.health.router import router as health_router
 from services.api.recommend.router import router as recommend_router
-from services.api.recommend.service import ScoreCache
+from services.api.recommend.service import ResponseCache, ScoreCache
 from shared.bootstrap import prepare_database
 from shared.db import make_engine
 from shared.settings import Settings, get_settings
@@ -43,6 +43,7 @@ def create_app(settings: Settings | None = None, *, prepare: bool = True) -> Fas
     )
     app.state.settings = settings
     app.state.score_cache = ScoreCache()
+    app.state.response_cache = ResponseCache()
     errors.install(app)
     app.include_router(health_router)
     app.include_router(recommend_router)

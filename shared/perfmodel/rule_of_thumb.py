@@ -128,5 +128,5 @@ def multi_gpu_speedup(gpu: GpuSpec, count: int, task: str) -> float:
     """Throughput of `count` GPUs in one machine relative to one (never above count)."""
     if count <= 1:
         return 1.0
-    efficiency = EFFICIENCY_PER_DOUBLING[interconnect(gpu)] ** math.log2(count)
+    efficiency: float = math.pow(EFFICIENCY_PER_DOUBLING[interconnect(gpu)], math.log2(count))
     return min(float(count), count * efficiency)

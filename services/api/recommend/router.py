@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Query, Request, Response
 
 from services.api.deps import SessionDep, SettingsDep
 from services.api.recommend.schemas import (
@@ -15,7 +15,7 @@ from services.api.recommend.schemas import (
     Sort,
     Task,
 )
-from services.api.recommend.service import ScoreCache, recommend
+from services.api.recommend.service import ResponseCache, ScoreCache, recommend_json
 from shared.scoring.tasks import TASKS
 
 router = APIRouter(tags=["recommend"])
@@ -43,7 +43,7 @@ def get_recommendation(
     ] = False,
     limit: Annotated[int, Query(ge=1, le=100)] = 10,
     sort: Annotated[Sort, Query()] = "perf_per_dollar",
-) -> RecommendResponse:
+) -> Response:
     profile = TASKS[task]
     query = RecommendQuery(
         task=task,
@@ -58,4 +58,7 @@ def get_recommendation(
         sort=sort,
     )
     cache: ScoreCache = request.app.state.score_cache
-    return recommend(session, cache, query, settings)
+    responses: ResponseCache = request.app.state.response_cache
+    body = recommend_json(session, cache, responses, query, settings)
+    # Pre-serialized (and often cached) JSON; response_model documents its shape.
+    return Response(content=body, media_type="application/json")

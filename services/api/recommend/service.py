@@ -8,6 +8,8 @@ multiply the stored rows by every possible count.
 from __future__ import annotations
 
 import threading
+import time
+from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -25,7 +27,7 @@ from services.api.recommend.schemas import (
 from shared.catalog.specs import GpuSpec, load_catalog
 from shared.models import Score, ScoreState
 from shared.perfmodel.registry import get_model, multi_gpu_speedup
-from shared.pricing.system_cost import system_cost
+from shared.pricing.system_cost import SystemCost, system_cost
 from shared.scoring.caveats import build_caveats
 from shared.scoring.tasks import TASKS
 from shared.settings import Settings
@@ -72,25 +74,90 @@ def _load(session: Session, key: tuple[str, str, str]) -> list[Ranked]:
     return [Ranked(catalog.by_id[s.gpu_id], s) for s in session.exec(query)]
 
 
-def recommend(
-    session: Session, cache: ScoreCache, query: RecommendQuery, settings: Settings
-) -> RecommendResponse:
+class ResponseCache:
+    """Serialized answers by (score revision, query), kept for `ttl_s` seconds.
+
+    Procurement tools repeat the same queries; a new score revision changes the key, and
+    the short lifetime keeps the price-age caveats current.
+    """
+
+    def __init__(self, ttl_s: float = 60.0, max_entries: int = 512) -> None:
+        self._ttl_s = ttl_s
+        self._max = max_entries
+        self._lock = threading.Lock()
+        self._entries: OrderedDict[tuple[int | None, str], tuple[float, bytes]] = OrderedDict()
+
+    def get(self, key: tuple[int | None, str]) -> bytes | None:
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None or time.monotonic() - entry[0] > self._ttl_s:
+                return None
+            self._entries.move_to_end(key)
+            return entry[1]
+
+    def put(self, key: tuple[int | None, str], body: bytes) -> None:
+        with self._lock:
+            self._entries[key] = (time.monotonic(), body)
+            self._entries.move_to_end(key)
+            while len(self._entries) > self._max:
+                self._entries.popitem(last=False)
+
+
+def recommend_json(
+    session: Session,
+    cache: ScoreCache,
+    responses: ResponseCache,
+    query: RecommendQuery,
+    settings: Settings,
+) -> bytes:
     state = session.get(ScoreState, 1)
+    key = (state.revision if state else None, query.model_dump_json())
+    body = responses.get(key)
+    if body is None:
+        body = recommend(session, cache, query, settings, state).model_dump_json().encode()
+        responses.put(key, body)
+    return body
+
+
+def recommend(
+    session: Session,
+    cache: ScoreCache,
+    query: RecommendQuery,
+    settings: Settings,
+    state: ScoreState | None = None,
+) -> RecommendResponse:
+    state = state or session.get(ScoreState, 1)
     rows = cache.rows(session, state, (query.task, query.precision, query.condition))
     now = datetime.now(UTC)
     candidates = [r for r in rows if _eligible(r, query)]
-    results = [_result(r, query, settings, now) for r in candidates]
-    sort_key = "perf_per_dollar" if query.sort == "perf_per_dollar" else "relative_performance"
-    results.sort(key=lambda r: (-getattr(r, sort_key), r.gpu.id))
-    for rank, result in enumerate(results[: query.limit], start=1):
+    # Rank on the cheap numbers first; only the returned rows get caveats and text.
+    ranked = sorted(candidates, key=lambda r: _sort_key(r, query, settings))[: query.limit]
+    results = [_result(r, query, settings, now) for r in ranked]
+    for rank, result in enumerate(results, start=1):
         result.rank = rank
     return RecommendResponse(
         query=query,
         prices_as_of=state.prices_as_of if state else None,
         model_version=state.model_version if state else "none",
         computed_at=state.computed_at if state else None,
-        results=results[: query.limit],
+        results=results,
     )
+
+
+def _build(
+    row: Ranked, query: RecommendQuery, settings: Settings
+) -> tuple[float, SystemCost, Decimal]:
+    """(build performance, system cost, total cost) of `count` of this GPU."""
+    speedup = multi_gpu_speedup(row.spec, query.count, TASKS[query.task].family)
+    system = system_cost(row.spec, query.count, settings)
+    total = row.score.price_usd * query.count + system.usd
+    return row.score.relative_performance * speedup, system, total
+
+
+def _sort_key(row: Ranked, query: RecommendQuery, settings: Settings) -> tuple[float, str]:
+    performance, _, total = _build(row, query, settings)
+    value = performance / float(total) if query.sort == "perf_per_dollar" else performance
+    return -value, row.spec.id
 
 
 def _eligible(row: Ranked, query: RecommendQuery) -> bool:
@@ -105,11 +172,8 @@ def _result(
     row: Ranked, query: RecommendQuery, settings: Settings, now: datetime
 ) -> RecommendResult:
     spec, score = row.spec, row.score
-    family = TASKS[query.task].family
-    speedup = multi_gpu_speedup(spec, query.count, family)
-    system = system_cost(spec, query.count, settings)
-    total = score.price_usd * query.count + system.usd
-    performance = score.relative_performance * speedup
+    performance, system, total = _build(row, query, settings)
+    speedup = performance / score.relative_performance
     per_dollar = performance / float(total)
     return RecommendResult(
         rank=0,
