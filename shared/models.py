@@ -162,3 +162,20 @@ class ScoreState(SQLModel, table=True):
     model_version: str = Field(max_length=64)
     prices_as_of: datetime | None = Field(default=None, sa_column=Column(UTCDateTime()))
     computed_at: datetime = Field(sa_column=_tz())
+
+
+class TaskRun(SQLModel, table=True):
+    """One background task execution, kept so failures stay visible after retries end."""
+
+    __tablename__ = "task_run"
+    __table_args__ = (Index("ix_task_run_name_started", "name", "started_at"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    task_id: str = Field(max_length=64, unique=True)
+    name: str = Field(max_length=128)
+    args: str = Field(default="", max_length=4096)
+    status: str = Field(max_length=16)  # started, retrying, success, failed
+    attempts: int = 1
+    error: str | None = Field(default=None, max_length=4096)
+    started_at: datetime = Field(sa_column=_tz())
+    finished_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime()))

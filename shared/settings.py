@@ -6,7 +6,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -20,6 +20,22 @@ class Settings(BaseSettings):
     # Empty means no broker: background work runs in-process.
     broker_url: str = ""
     load_bundled_data: bool = True
+    # Without a broker: "thread" runs background work on one in-process worker thread,
+    # "eager" runs it inline right after the commit (deterministic, for tests).
+    inprocess_mode: Literal["thread", "eager"] = "thread"
+
+    # Celery on Redis. Retry countdowns stay below the visibility timeout, after which
+    # Redis hands an unacknowledged task to another worker.
+    redis_visibility_timeout_s: int = Field(default=3600, ge=5)
+    task_soft_time_limit_s: int = Field(default=300, ge=1)
+    task_time_limit_s: int = Field(default=360, ge=2)
+    task_max_retries: int = Field(default=5, ge=0)
+    task_retry_backoff_max_s: int = Field(default=600, ge=1)
+    full_recompute_hour_utc: int = Field(default=3, ge=0, le=23)
+    staleness_sweep_interval_s: int = Field(default=3600, ge=10)
+    # Fault injection for the fault tests only (refused in production), e.g.
+    # "recompute-pause:5" (sleep mid-transaction) or "recompute-transient".
+    fault_injection: str = ""
 
     # System share of a build, per node (see shared/pricing/system_cost.py for the sources).
     system_cost_1_2_gpu_usd: float = 700.0
@@ -28,6 +44,14 @@ class Settings(BaseSettings):
 
     # Market price: observations within this many days of the newest one form the price.
     market_window_days: int = Field(default=7, ge=1)
+
+    @model_validator(mode="after")
+    def _no_fault_injection_in_production(self) -> Settings:
+        if self.environment == "production" and self.fault_injection:
+            raise ValueError("GPU_ADVISOR_FAULT_INJECTION must be empty in production")
+        if self.task_retry_backoff_max_s >= self.redis_visibility_timeout_s:
+            raise ValueError("task_retry_backoff_max_s must be below redis_visibility_timeout_s")
+        return self
 
     @property
     def sqlalchemy_url(self) -> str:

@@ -12,6 +12,7 @@ from starlette.concurrency import run_in_threadpool
 from services.api import errors
 from services.api.gpus.router import router as gpus_router
 from services.api.health.router import router as health_router
+from services.api.model.router import router as model_router
 from services.api.recommend.router import router as recommend_router
 from services.api.recommend.service import ResponseCache, ScoreCache
 from shared.bootstrap import prepare_database
@@ -48,4 +49,5 @@ def create_app(settings: Settings | None = None, *, prepare: bool = True) -> Fas
     app.include_router(health_router)
     app.include_router(recommend_router)
     app.include_router(gpus_router)
+    app.include_router(model_router)
     return app

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from services.cli.model import app as model_app
 from shared.settings import get_settings
 
 app = typer.Typer(
@@ -15,6 +16,7 @@ app = typer.Typer(
 )
 db_app = typer.Typer(help="Database schema and bundled data.", no_args_is_help=True)
 app.add_typer(db_app, name="db")
+app.add_typer(model_app, name="model")
 
 
 @app.command()

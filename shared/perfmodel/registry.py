@@ -1,18 +1,28 @@
-"""Which performance model the product uses."""
+"""Which performance model the product uses, and build-level speed-ups from it."""
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 
 from shared.catalog.specs import GpuSpec
-from shared.perfmodel import rule_of_thumb
+from shared.perfmodel import scaling
 from shared.perfmodel.base import PerformanceModel
+from shared.perfmodel.calibrated import CalibratedModel
+
+GPUS_PER_NODE = 8
 
 
 @lru_cache(maxsize=1)
 def get_model() -> PerformanceModel:
-    return rule_of_thumb.RuleOfThumbModel()
+    return CalibratedModel()
 
 
-def multi_gpu_speedup(gpu: GpuSpec, count: int, task: str) -> float:
-    return rule_of_thumb.multi_gpu_speedup(gpu, count, task)
+def multi_gpu_speedup(gpu: GpuSpec, count: int, task: str, network: str = "infiniband") -> float:
+    """Throughput of `count` GPUs relative to one; beyond 8, whole nodes over `network`."""
+    fitted = CalibratedModel().params.scaling
+    if count <= GPUS_PER_NODE:
+        return scaling.speedup(fitted, gpu, task, count)
+    nodes = math.ceil(count / GPUS_PER_NODE)
+    per_node = scaling.speedup(fitted, gpu, task, math.ceil(count / nodes))
+    return min(float(count), scaling.multi_node_speedup(per_node, nodes, network))

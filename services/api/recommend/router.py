@@ -7,13 +7,18 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request, Response
 
 from services.api.deps import SessionDep, SettingsDep
+from services.api.errors import InvalidParameter
+from services.api.recommend.llm import default_weights, llm_memory_estimate
 from services.api.recommend.schemas import (
     Condition,
+    LlmMode,
+    MemoryEstimateOut,
     Precision,
     RecommendQuery,
     RecommendResponse,
     Sort,
     Task,
+    WeightPrecision,
 )
 from services.api.recommend.service import ResponseCache, ScoreCache, recommend_json
 from shared.scoring.tasks import TASKS
@@ -43,12 +48,40 @@ def get_recommendation(
     ] = False,
     limit: Annotated[int, Query(ge=1, le=100)] = 10,
     sort: Annotated[Sort, Query()] = "perf_per_dollar",
+    params_b: Annotated[
+        float | None,
+        Query(
+            gt=0, le=10000, description="LLM size in billions: sizes memory instead of memory_gb"
+        ),
+    ] = None,
+    mode: Annotated[LlmMode, Query(description="with params_b")] = "inference",
+    context: Annotated[int, Query(ge=1, le=2_000_000, description="tokens, with params_b")] = 4096,
+    batch: Annotated[int, Query(ge=1, le=4096, description="sequences, with params_b")] = 1,
+    weights: Annotated[
+        WeightPrecision | None,
+        Query(description="weight storage with params_b; default follows precision"),
+    ] = None,
 ) -> Response:
     profile = TASKS[task]
+    estimate: MemoryEstimateOut | None = None
+    if params_b is not None:
+        if memory_gb is not None:
+            raise InvalidParameter(
+                "memory_gb", "give memory_gb or params_b, not both", ["memory_gb", "params_b"]
+            )
+        stored = weights or default_weights(precision)
+        estimate = llm_memory_estimate(params_b, stored, mode, context, batch, count)
+    if estimate is not None:
+        needed, basis = estimate.per_gpu_gb, f"estimated for an LLM: {estimate.formula}"
+    elif memory_gb is not None:
+        needed, basis = memory_gb, "requested"
+    else:
+        needed, basis = profile.min_memory_gb, profile.memory_basis
     query = RecommendQuery(
         task=task,
-        memory_gb=memory_gb if memory_gb is not None else profile.min_memory_gb,
-        memory_basis="requested" if memory_gb is not None else profile.memory_basis,
+        memory_gb=needed,
+        memory_basis=basis,
+        memory_estimate=estimate,
         precision=precision,
         condition=condition,
         budget_usd=budget_usd,

@@ -14,6 +14,20 @@ Task = Literal[
 Precision = Literal["fp16", "bf16", "tf32", "fp32", "fp8", "int8"]
 Condition = Literal["new", "used", "any"]
 Sort = Literal["perf_per_dollar", "performance"]
+LlmMode = Literal["inference", "full-finetune", "lora"]
+WeightPrecision = Literal["fp16", "bf16", "int8", "int4"]
+
+
+class MemoryEstimateOut(BaseModel):
+    params_b: float
+    mode: LlmMode
+    weights: WeightPrecision
+    context: int
+    batch: int
+    per_gpu_gb: float
+    total_gb: float
+    breakdown_gb: dict[str, float]
+    formula: str
 
 
 class GpuRef(BaseModel):
@@ -62,6 +76,7 @@ class RecommendQuery(BaseModel):
     task: Task
     memory_gb: float
     memory_basis: str
+    memory_estimate: MemoryEstimateOut | None = None
     precision: Precision
     condition: Condition
     budget_usd: float | None

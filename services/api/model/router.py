@@ -1,0 +1,33 @@
+"""GET /model/predict: the performance model's answer for one GPU."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+
+from services.api.errors import InvalidParameter
+from shared.catalog.aliases import resolve_alias
+from shared.perfmodel.predict_api import InvalidInputError, predict_full
+
+router = APIRouter(tags=["model"])
+
+
+@router.get("/model/predict")
+def model_predict(
+    gpu: Annotated[str, Query(description="catalog id or a common spelling", max_length=128)],
+    task: Annotated[str, Query(description="cv or nlp")],
+    precision: Annotated[str, Query(description="fp16, bf16, tf32, fp32, fp8 or int8")],
+    count: Annotated[int, Query(ge=1, le=64)] = 1,
+    power_limit_w: Annotated[float | None, Query(gt=0, le=2000)] = None,
+    workload: Annotated[str | None, Query(max_length=64)] = None,
+) -> dict[str, Any]:
+    """Throughput relative to the reference GPU, with interval, basis and model version."""
+    try:
+        return predict_full(
+            resolve_alias(gpu) or gpu, task, precision, count, power_limit_w, workload
+        )
+    except InvalidInputError as exc:
+        valid = exc.valid if exc.field != "gpu" else None
+        message = str(exc) if exc.field != "gpu" else f"unknown GPU {gpu!r}; GET /gpus lists ids"
+        raise InvalidParameter(exc.field, message, valid) from exc

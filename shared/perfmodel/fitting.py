@@ -1,0 +1,110 @@
+"""Fitting the time model to Lambda's measured ratios (scipy least squares on log ratios)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+from scipy.optimize import least_squares
+
+from shared.catalog.specs import GpuSpec, load_catalog
+from shared.perfmodel.lambda_data import (
+    DATA_PRECISIONS,
+    REFERENCE_GPU,
+    WORKLOAD_FAMILY,
+    RatioPoint,
+    load_runs,
+    ratio_points,
+)
+from shared.perfmodel.timemodel import Shares, TimeParams, workload_ratio
+
+# The reference's architecture carries no offset: ratios are relative to it.
+REFERENCE_ARCH = "Ampere"
+# Ridge weight pulling architecture offsets towards 0 (one pseudo-observation of
+# residual size `offset * ARCH_PRIOR_WEIGHT`): keeps a lone GPU from owning its offset.
+ARCH_PRIOR_WEIGHT = 1.0
+# Never assume more than 90 % of the smallest measured card is the model's fixed part.
+MAX_FIXED_FRACTION = 0.9
+# The batch line is fitted on cards up to this size: Lambda's batch choices on 80 GB
+# cards grow faster than memory and would inflate m0, over-penalising 8-12 GB cards.
+MAX_BATCH_FIT_MEMORY_GB = 48.0
+N_FIXED = 4
+
+
+def family_workloads(family: str) -> tuple[str, ...]:
+    return tuple(w for w, f in WORKLOAD_FAMILY.items() if f == family)
+
+
+def fixed_memory_gb(
+    workloads: Iterable[str], exclude_gpu: str | None = None
+) -> dict[str, dict[str, float]]:
+    """Per workload and precision: m0 from a line batch = k * (memory - m0)."""
+    catalog = load_catalog()
+    result: dict[str, dict[str, float]] = {}
+    for workload in workloads:
+        result[workload] = {}
+        for precision in DATA_PRECISIONS:
+            pairs = [
+                (catalog.by_id[r.gpu_id].memory_gb, float(r.batch_size))
+                for r in load_runs()
+                if r.workload == workload
+                and r.precision == precision
+                and r.num_gpu == 1
+                and r.batch_size
+                and r.gpu_id != exclude_gpu
+                and catalog.by_id[r.gpu_id].memory_gb <= MAX_BATCH_FIT_MEMORY_GB
+            ]
+            result[workload][precision] = _line_zero(pairs)
+    return result
+
+
+def _line_zero(pairs: Sequence[tuple[float, float]]) -> float:
+    memory = np.array([p[0] for p in pairs])
+    batch = np.array([p[1] for p in pairs])
+    slope, intercept = np.polyfit(memory, batch, 1)
+    zero = -intercept / slope if slope > 0 else 0.0
+    return float(min(max(zero, 0.0), MAX_FIXED_FRACTION * memory.min()))
+
+
+def _unpack(theta: np.ndarray, archs: Sequence[str]) -> tuple[dict[str, Shares], dict[str, float]]:
+    shares = {
+        "fp16": Shares.from_logits(theta[0], theta[1]),
+        "fp32": Shares.from_logits(theta[2], theta[3]),
+    }
+    offsets = {arch: float(theta[N_FIXED + i]) for i, arch in enumerate(archs)}
+    offsets[REFERENCE_ARCH] = 0.0
+    return shares, offsets
+
+
+def fit_time_params(
+    workloads: Sequence[str], exclude_gpu: str | None = None
+) -> tuple[TimeParams, float]:
+    """Least-squares fit on log ratios; returns the params and the residual RMS."""
+    catalog = load_catalog()
+    ref = catalog.by_id[REFERENCE_GPU]
+    points = [p for p in ratio_points() if p.workload in workloads and p.gpu_id != exclude_gpu]
+    fixed = fixed_memory_gb(workloads, exclude_gpu)
+    archs = sorted({catalog.by_id[p.gpu_id].architecture for p in points} - {REFERENCE_ARCH})
+
+    def params_of(theta: np.ndarray) -> TimeParams:
+        shares, offsets = _unpack(theta, archs)
+        return TimeParams(shares, offsets, fixed, tuple(workloads))
+
+    def residuals(theta: np.ndarray) -> np.ndarray:
+        params = params_of(theta)
+        fit = [_log_error(params, catalog.by_id[p.gpu_id], ref, p) for p in points]
+        prior = [ARCH_PRIOR_WEIGHT * theta[N_FIXED + i] for i in range(len(archs))]
+        return np.array(fit + prior)
+
+    start = np.zeros(N_FIXED + len(archs))
+    result = least_squares(residuals, start, method="trf")
+    fit_part = result.fun[: len(points)]
+    return params_of(result.x), float(math.sqrt(np.mean(fit_part**2)))
+
+
+def _log_error(params: TimeParams, gpu: GpuSpec, ref: GpuSpec, point: RatioPoint) -> float:
+    predicted = workload_ratio(params, gpu, ref, point.workload, point.precision)
+    if predicted is None:
+        return 0.0  # the data says it ran, the memory model disagrees: no gradient
+    return math.log(predicted) - math.log(point.ratio)

@@ -1,0 +1,112 @@
+"""The calibrated time model: pure functions of fitted parameters and catalog specs.
+
+For a workload w at precision p, the reference GPU's time per sample is split into
+three shares, s_bw + s_mm + s_vec = 1 (memory traffic, matrix multiplies, the other
+arithmetic), and every share scales with the matching speed of the GPU:
+
+    tau(g) = s_bw * BW_ref / BW_g + s_mm * MM_ref / MM_g + s_vec * VEC_ref / VEC_g
+    ratio(g) = exp(arch[g.architecture]) * batch(g, w, p) / tau(g)
+
+`batch` is the batch-size effect: Lambda runs every GPU at its largest batch, which
+grows with the memory left after the model's fixed footprint m0, and each doubling of
+the batch adds ~13.6 %: batch = ((mem_g - m0) / (mem_ref - m0)) ** log2(1.136).
+A task family's ratio is the geometric mean over its workloads.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from shared.catalog.specs import GpuSpec
+from shared.perfmodel.features import (
+    BATCH_EXPONENT,
+    Rates,
+    bytes_factor,
+    data_precision,
+    rates,
+)
+
+# Below this much memory for the batch, a workload is treated as not fitting.
+MIN_BATCH_MEMORY_GB = 0.25
+
+
+@dataclass(frozen=True, slots=True)
+class Shares:
+    bandwidth: float
+    matmul: float
+    vector: float
+
+    @classmethod
+    def from_logits(cls, matmul_logit: float, vector_logit: float) -> Shares:
+        weights = (1.0, math.exp(matmul_logit), math.exp(vector_logit))
+        total = sum(weights)
+        return cls(weights[0] / total, weights[1] / total, weights[2] / total)
+
+
+@dataclass(frozen=True, slots=True)
+class TimeParams:
+    """Fitted parameters of one task family (or one workload)."""
+
+    shares: dict[str, Shares]  # by data precision: "fp16", "fp32"
+    arch_log_factor: dict[str, float]
+    # Memory (GB) not available for the batch, by workload and data precision.
+    fixed_memory_gb: dict[str, dict[str, float]]
+    workloads: tuple[str, ...] = field(default=())
+
+
+def relative_time(gpu_rates: Rates, ref_rates: Rates, shares: Shares, byte_scale: float) -> float:
+    return (
+        shares.bandwidth * byte_scale * ref_rates.bandwidth_gbs / gpu_rates.bandwidth_gbs
+        + shares.matmul * ref_rates.matmul_tflops / gpu_rates.matmul_tflops
+        + shares.vector * ref_rates.vector_tflops / gpu_rates.vector_tflops
+    )
+
+
+def fits_in_memory(gpu: GpuSpec, fixed_gb: float) -> bool:
+    return gpu.memory_gb - fixed_gb >= MIN_BATCH_MEMORY_GB
+
+
+def batch_factor(gpu: GpuSpec, ref: GpuSpec, fixed_gb: float) -> float:
+    """Throughput factor from the largest batch that fits (a floor when nothing fits)."""
+    usable = max(gpu.memory_gb - fixed_gb, MIN_BATCH_MEMORY_GB)
+    return float((usable / (ref.memory_gb - fixed_gb)) ** BATCH_EXPONENT)
+
+
+def reference_precision(precision: str) -> str:
+    # The reference has no FP8: 8-bit results are relative to its FP16 speed.
+    return "fp16" if precision == "fp8" else precision
+
+
+def workload_ratio(
+    params: TimeParams, gpu: GpuSpec, ref: GpuSpec, workload: str, precision: str
+) -> float | None:
+    """Predicted single-GPU throughput ratio gpu/ref; None if it cannot run."""
+    gpu_rates = rates(gpu, precision)
+    ref_rates = rates(ref, reference_precision(precision))
+    if gpu_rates is None or ref_rates is None:
+        return None
+    dprec = data_precision(precision)
+    batch = batch_factor(gpu, ref, params.fixed_memory_gb[workload][dprec])
+    byte_scale = bytes_factor(precision) / bytes_factor(reference_precision(precision))
+    tau = relative_time(gpu_rates, ref_rates, params.shares[dprec], byte_scale)
+    arch = params.arch_log_factor.get(gpu.architecture, 0.0)
+    arch -= params.arch_log_factor.get(ref.architecture, 0.0)
+    return math.exp(arch) * batch / tau
+
+
+def family_ratio(
+    params: TimeParams, gpu: GpuSpec, ref: GpuSpec, precision: str
+) -> tuple[float, tuple[str, ...]] | None:
+    """Geometric mean over the family's workloads, and the workloads that do not fit."""
+    logs = []
+    for workload in params.workloads:
+        value = workload_ratio(params, gpu, ref, workload, precision)
+        if value is None:
+            return None
+        logs.append(math.log(value))
+    dprec = data_precision(precision)
+    too_big = tuple(
+        w for w in params.workloads if not fits_in_memory(gpu, params.fixed_memory_gb[w][dprec])
+    )
+    return math.exp(sum(logs) / len(logs)), too_big

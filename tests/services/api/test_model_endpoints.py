@@ -1,0 +1,83 @@
+import pytest
+
+
+def test_model_predict_returns_the_model_answer(market_client):
+    body = market_client.get(
+        "/model/predict", params={"gpu": "RTX 4090", "task": "nlp", "precision": "fp16", "count": 2}
+    ).json()
+    assert body["gpu_id"] == "rtx-4090"
+    assert body["reference_gpu"] == "rtx-3090" and body["model_version"]
+    assert body["basis"] in {"measured", "calibrated-model"}
+    low, high = body["interval"]
+    assert low <= body["relative_throughput"] <= high
+    assert 1 < body["multi_gpu_speedup"] <= 2
+
+
+def test_model_predict_power_limit_costs_speed_and_saves_watts(market_client):
+    params = {"gpu": "rtx-3090", "task": "cv", "precision": "fp16"}
+    full = market_client.get("/model/predict", params=params).json()
+    capped = market_client.get("/model/predict", params={**params, "power_limit_w": 300}).json()
+    assert capped["relative_throughput"] < full["relative_throughput"]
+    assert capped["power_limit"]["saved_w"] == pytest.approx(50)
+
+
+@pytest.mark.parametrize(
+    ("params", "field", "hint"),
+    [
+        ({"gpu": "rtx-9999", "task": "cv", "precision": "fp16"}, "gpu", "GET /gpus"),
+        ({"gpu": "rtx-3090", "task": "audio", "precision": "fp16"}, "task", "cv, nlp"),
+        ({"gpu": "rtx-3090", "task": "cv", "precision": "fp64"}, "precision", "fp16"),
+        ({"gpu": "rtx-3090", "task": "cv", "precision": "fp8"}, "precision", "fp16"),
+        ({"gpu": "rtx-3090", "task": "cv", "precision": "fp16", "count": 0}, "count", "1"),
+        (
+            {"gpu": "rtx-3090", "task": "cv", "precision": "fp16", "workload": "x"},
+            "workload",
+            "resnet50",
+        ),
+    ],
+)
+def test_model_predict_bad_input_is_422(market_client, params, field, hint):
+    response = market_client.get("/model/predict", params=params)
+    assert response.status_code == 422, response.text
+    assert response.json()["message"].startswith(f"{field}:")
+    assert hint in response.json()["message"]
+
+
+def test_recommend_sizes_memory_from_llm_parameters(market_client):
+    body = market_client.get(
+        "/recommend", params={"task": "llm-inference", "params_b": 7, "limit": 100}
+    ).json()
+    estimate = body["query"]["memory_estimate"]
+    assert estimate["breakdown_gb"]["weights"] == pytest.approx(14, abs=0.01)
+    assert 14 < body["query"]["memory_gb"] < 24
+    assert body["results"]
+    assert all(r["gpu"]["memory_gb"] >= body["query"]["memory_gb"] for r in body["results"])
+
+
+def test_recommend_splits_a_large_model_across_count_gpus(market_client):
+    one = market_client.get("/recommend", params={"task": "llm-inference", "params_b": 70}).json()
+    four = market_client.get(
+        "/recommend", params={"task": "llm-inference", "params_b": 70, "count": 4}
+    ).json()
+    total = one["query"]["memory_gb"]
+    assert total > 140 and one["results"] == []
+    # Everything splits but each GPU's own ~1 GB CUDA context.
+    assert total / 4 < four["query"]["memory_gb"] < total / 4 + 1
+    ids = {r["gpu"]["id"] for r in four["results"]}
+    assert ids == {"rtx-a6000", "a100-80gb-pcie", "h100-pcie"}
+
+
+def test_recommend_int8_weights_halve_the_weight_memory(market_client):
+    body = market_client.get(
+        "/recommend", params={"task": "llm-inference", "params_b": 7, "precision": "int8"}
+    ).json()
+    assert body["query"]["memory_estimate"]["weights"] == "int8"
+    assert body["query"]["memory_estimate"]["breakdown_gb"]["weights"] == pytest.approx(7, abs=0.01)
+
+
+def test_recommend_refuses_memory_gb_and_params_b_together(market_client):
+    response = market_client.get(
+        "/recommend", params={"task": "llm-inference", "params_b": 7, "memory_gb": 24}
+    )
+    assert response.status_code == 422
+    assert "memory_gb" in response.json()["message"]

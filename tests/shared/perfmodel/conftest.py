@@ -1,0 +1,16 @@
+from __future__ import annotations
+
+import pytest
+
+from shared.catalog.specs import Catalog, load_catalog
+from shared.perfmodel.calibrated import CalibratedModel
+
+
+@pytest.fixture(scope="session")
+def catalog() -> Catalog:
+    return load_catalog()
+
+
+@pytest.fixture(scope="session")
+def model() -> CalibratedModel:
+    return CalibratedModel()

@@ -1,0 +1,64 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from services.cli.model import app
+from shared.perfmodel.predict_api import InvalidInputError, predict_full
+
+runner = CliRunner()
+
+
+def test_predict_json():
+    result = runner.invoke(
+        app, ["predict", "--gpu", "rtx-4090", "--task", "cv", "--precision", "fp16", "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    for key in ("relative_throughput", "reference_gpu", "interval", "basis", "model_version"):
+        assert key in data
+    assert data["basis"] == "measured"
+
+
+def test_predict_count_power_and_workload():
+    args = ["predict", "--gpu", "rtx-3090", "--task", "nlp", "--count", "2", "--json"]
+    two = json.loads(runner.invoke(app, args).output)
+    capped = json.loads(runner.invoke(app, [*args, "--power-limit-w", "300"]).output)
+    assert 1.0 < two["relative_throughput"] <= 2.0
+    assert capped["relative_throughput"] < two["relative_throughput"]
+    assert capped["power_limit"]["saved_w"] == 100
+    text = runner.invoke(app, ["predict", "--gpu", "l4", "--task", "cv", "--workload", "resnet50"])
+    assert text.exit_code == 0 and "rtx-3090" in text.output
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (["--gpu", "nope", "--task", "cv"], "rtx-4090"),
+        (["--gpu", "rtx-4090", "--task", "audio"], "nlp"),
+        (["--gpu", "rtx-4090", "--task", "cv", "--precision", "fp64"], "bf16"),
+        (["--gpu", "gtx-1080", "--task", "cv", "--precision", "tf32"], "fp32"),
+    ],
+)
+def test_bad_input_exits_2_naming_valid_values(args, named):
+    result = runner.invoke(app, ["predict", *args])
+    assert result.exit_code == 2
+    assert named in result.output
+
+
+def test_predict_full_errors_name_the_field():
+    with pytest.raises(InvalidInputError) as info:
+        predict_full("rtx-4090", "cv", "fp16", workload="bert_large")
+    assert info.value.field == "workload" and "resnet50" in info.value.valid
+    with pytest.raises(InvalidInputError) as info:
+        predict_full("rtx-4090", "cv", "fp16", power_limit_w=10)
+    assert info.value.field == "power_limit_w"
+
+
+def test_report_writes_markdown_and_png(tmp_path):
+    result = runner.invoke(app, ["report", "--out-dir", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "report.md").read_text().count("|") > 50
+    assert (tmp_path / "predicted_vs_measured.png").stat().st_size > 10_000
