@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from services.cli.match import match_titles
 from services.cli.model import app as model_app
 from shared.settings import get_settings
 
@@ -17,6 +18,9 @@ app = typer.Typer(
 db_app = typer.Typer(help="Database schema and bundled data.", no_args_is_help=True)
 app.add_typer(db_app, name="db")
 app.add_typer(model_app, name="model")
+app.command("match-titles", help="Match listing titles (one per line on stdin) to GPU ids.")(
+    match_titles
+)
 
 
 @app.command()

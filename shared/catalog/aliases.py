@@ -25,8 +25,14 @@ def _alias_table() -> dict[str, str]:
 
 
 def resolve_alias(text: str) -> str | None:
-    """Catalog id for an id, a name or a close spelling of either; None if unknown."""
+    """Catalog id for an id, a name or a common spelling; None if unknown or ambiguous."""
     catalog = load_catalog()
     if text in catalog.by_id:
         return text
-    return _alias_table().get(normalize(text))
+    exact = _alias_table().get(normalize(text))
+    if exact is not None:
+        return exact
+    # The listing-title matcher knows sizes, form factors and sibling rules.
+    from shared.matching.titles import resolve_gpu_name
+
+    return resolve_gpu_name(text)

@@ -7,7 +7,7 @@ same transaction, so a reader sees either the old or the new ranking, never a mi
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -40,8 +40,12 @@ def recompute_scores(
     *,
     model: PerformanceModel | None = None,
     settings: Settings | None = None,
+    midway: Callable[[], None] | None = None,
 ) -> RecomputeResult:
-    """Replace the Score rows of `gpu_ids` (all GPUs when None); the caller commits."""
+    """Replace the Score rows of `gpu_ids` (all GPUs when None); the caller commits.
+
+    `midway` runs between the delete and the insert (fault tests pause there).
+    """
     model = model or get_model()
     settings = settings or get_settings()
     catalog = load_catalog()
@@ -60,6 +64,8 @@ def recompute_scores(
         gpu = catalog.by_id[gpu_id]
         rows.extend(_gpu_rows(gpu, observations.get(gpu_id, []), model, settings, now))
     session.execute(delete(Score).where(Score.gpu_id.in_(ids)))  # type: ignore[attr-defined]
+    if midway is not None:
+        midway()
     if rows:
         session.execute(insert(Score), rows)
     state.revision += 1

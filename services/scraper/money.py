@@ -1,0 +1,87 @@
+"""Money as Decimal plus an ISO currency code, parsed from text as shown on a page."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+
+from price_parser import Price
+
+# price-parser reports "$" for "US $", "C $" and "AU $" alike; eBay shows these prefixes.
+_PREFIXED_DOLLARS = (
+    (re.compile(r"\bC\s*\$"), "CAD"),
+    (re.compile(r"\bAU\s*\$"), "AUD"),
+    (re.compile(r"\bNZ\s*\$"), "NZD"),
+    (re.compile(r"\bHK\s*\$"), "HKD"),
+)
+_SYMBOLS = {"$": "USD", "US$": "USD", "£": "GBP", "€": "EUR", "¥": "JPY", "C$": "CAD", "A$": "AUD"}
+_RANGE = re.compile(r"\d\s*(?:to|-|–|—)\s*(?:[A-Z]{0,3}\s*)?[$£€¥]?\s*\d")
+_CURRENCY_CODE = re.compile(r"^[A-Z]{3}$")
+
+
+@dataclass(frozen=True)
+class Money:
+    amount: Decimal
+    currency: str
+
+    def __post_init__(self) -> None:
+        if not _CURRENCY_CODE.match(self.currency):
+            raise ValueError(f"not an ISO 4217 currency code: {self.currency!r}")
+
+    def __str__(self) -> str:
+        return f"{self.amount} {self.currency}"
+
+
+class PriceTextError(ValueError):
+    """Text that shows a price we refuse to guess (a range) or none at all."""
+
+    def __init__(self, reason: str, text: str) -> None:
+        super().__init__(f"{reason}: {text!r}")
+        self.reason = reason
+
+
+def is_price_range(text: str) -> bool:
+    return bool(_RANGE.search(text))
+
+
+def parse_money(text: str, default_currency: str = "USD") -> Money:
+    """Parse '$1,299.99', 'US $749.99', 'C $1,000.00', '£899.00'; refuse ranges."""
+    if is_price_range(text):
+        raise PriceTextError("price_range", text)
+    price = Price.fromstring(text)
+    if price.amount is None:
+        raise PriceTextError("unparseable_price", text)
+    return Money(price.amount, _currency_code(text, price.currency, default_currency))
+
+
+def parse_shipping(text: str, default_currency: str = "USD") -> Money | None:
+    """'Free shipping' / 'Free delivery' -> 0; '+$25.00 delivery' -> 25; else None (unknown)."""
+    if re.search(r"\bfree\b", text, re.IGNORECASE):
+        return Money(Decimal("0"), default_currency)
+    try:
+        return parse_money(text, default_currency)
+    except PriceTextError:
+        return None
+
+
+def decimal_or_none(value: object) -> Decimal | None:
+    """A JSON number or numeric string as Decimal; None for missing or non-numeric."""
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        return Decimal(str(value).strip())
+    except InvalidOperation:
+        return None
+
+
+def _currency_code(text: str, symbol: str | None, default: str) -> str:
+    for pattern, code in _PREFIXED_DOLLARS:
+        if pattern.search(text):
+            return code
+    if symbol is None:
+        return default
+    symbol = symbol.strip().upper() if symbol.isalpha() else symbol.strip()
+    if _CURRENCY_CODE.match(symbol):
+        return symbol
+    return _SYMBOLS.get(symbol.replace(" ", ""), default)

@@ -1,0 +1,270 @@
+"""Pure pipeline stages for scraped listings: normalize -> validate -> dedupe.
+
+Every listing that does not go through comes back as a `Drop` with its stage and
+reason, and is counted in `PipelineStats`; a price the recent median calls absurd
+is quarantined (kept aside for review), not silently dropped. Persisting is the
+caller's step. Title matching is injected: any callable `str -> TitleMatch`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Generic, Protocol, TypeVar
+
+from services.scraper.listing import CloudListing, Condition, RawListing
+from services.scraper.settings import ScraperSettings
+
+T = TypeVar("T")
+
+MATCHED = "matched"
+CENT = Decimal("0.01")
+
+
+class TitleMatch(Protocol):
+    """The matcher's verdict on a title; `reason` is "matched" or a rejection code."""
+
+    @property
+    def gpu_id(self) -> str | None: ...
+
+    @property
+    def quantity(self) -> int | None: ...
+
+    @property
+    def reason(self) -> str: ...
+
+
+TitleMatcher = Callable[[str], TitleMatch]
+
+
+@dataclass(frozen=True)
+class PricedListing:
+    listing: RawListing
+    gpu_id: str
+    quantity: int
+    total_usd: Decimal
+    unit_price_usd: Decimal
+    # False when the page showed no shipping cost: the unit price is then a lower bound.
+    shipping_known: bool
+
+
+@dataclass(frozen=True)
+class Drop:
+    stage: str
+    reason: str
+    listing: RawListing | CloudListing
+    detail: str = ""
+
+    @property
+    def ref(self) -> str:
+        """'source:listing_id' or 'provider:instance_type:region', for logs and tests."""
+        item = self.listing
+        if isinstance(item, RawListing):
+            return f"{item.source}:{item.listing_id}"
+        return f"{item.provider}:{item.instance_type}:{item.region}"
+
+
+@dataclass(frozen=True)
+class Quarantined:
+    item: PricedListing
+    reason: str
+    median_usd: Decimal
+
+
+@dataclass
+class PipelineStats:
+    seen: int = 0
+    accepted: int = 0
+    dropped: Counter[str] = field(default_factory=Counter)
+    quarantined: Counter[str] = field(default_factory=Counter)
+
+    def record(self, drops: Iterable[Drop]) -> None:
+        for drop in drops:
+            self.dropped[f"{drop.stage}.{drop.reason}"] += 1
+
+
+@dataclass(frozen=True)
+class StageResult(Generic[T]):
+    kept: list[T]
+    dropped: list[Drop]
+
+
+@dataclass(frozen=True)
+class ValidationResult:
+    accepted: list[PricedListing]
+    quarantined: list[Quarantined]
+    dropped: list[Drop]
+
+
+@dataclass(frozen=True)
+class PriceBounds:
+    min_unit_usd: Decimal
+    max_unit_usd: Decimal
+    # Quarantine a price above median * factor or below median / factor.
+    quarantine_factor: Decimal
+
+    @classmethod
+    def from_settings(cls, settings: ScraperSettings) -> PriceBounds:
+        return cls(
+            settings.min_unit_price_usd, settings.max_unit_price_usd, settings.quarantine_factor
+        )
+
+
+@dataclass(frozen=True)
+class PipelineResult:
+    accepted: list[PricedListing]
+    quarantined: list[Quarantined]
+    dropped: list[Drop]
+    stats: PipelineStats
+
+
+def run(
+    listings: Iterable[RawListing],
+    matcher: TitleMatcher,
+    bounds: PriceBounds,
+    recent_medians: Mapping[str, Decimal],
+) -> PipelineResult:
+    raw = list(listings)
+    stats = PipelineStats(seen=len(raw))
+    normalized = normalize(raw, matcher)
+    validated = validate(normalized.kept, bounds, recent_medians)
+    unique = dedupe(validated.accepted)
+    drops = normalized.dropped + validated.dropped + unique.dropped
+    stats.record(drops)
+    stats.quarantined.update(q.reason for q in validated.quarantined)
+    stats.accepted = len(unique.kept)
+    return PipelineResult(unique.kept, validated.quarantined, drops, stats)
+
+
+def normalize(listings: Iterable[RawListing], matcher: TitleMatcher) -> StageResult[PricedListing]:
+    """Match each title and price it as USD per unit (price + shipping) / quantity."""
+    kept: list[PricedListing] = []
+    dropped: list[Drop] = []
+    for listing in listings:
+        outcome = _normalize_one(listing, matcher)
+        if isinstance(outcome, Drop):
+            dropped.append(outcome)
+        else:
+            kept.append(outcome)
+    return StageResult(kept, dropped)
+
+
+def _normalize_one(listing: RawListing, matcher: TitleMatcher) -> PricedListing | Drop:
+    reason = _unpriceable(listing)
+    if reason is not None:
+        return Drop("normalize", reason, listing, listing.price_text or "")
+    match = matcher(listing.title)
+    if match.reason != MATCHED or match.gpu_id is None:
+        code = match.reason if match.reason != MATCHED else "matcher_gave_no_gpu"
+        return Drop("normalize", code, listing, listing.title)
+    quantity = 1 if match.quantity is None else match.quantity
+    if quantity < 1:
+        return Drop("normalize", "invalid_quantity", listing, str(quantity))
+    return _priced(listing, match.gpu_id, quantity)
+
+
+def _unpriceable(listing: RawListing) -> str | None:
+    """Why this listing has no usable USD price, or None when it has one."""
+    if listing.price_issue is not None:
+        return listing.price_issue
+    if listing.price is None:
+        return "missing_price"
+    if listing.condition is Condition.FOR_PARTS:
+        return "for_parts"
+    if listing.in_stock is False:
+        return "out_of_stock"
+    if listing.price.currency != "USD":
+        return "non_usd_currency"  # no FX conversion here; the source should be USD
+    if listing.shipping is not None and listing.shipping.currency != "USD":
+        return "non_usd_shipping"
+    return None
+
+
+def _priced(listing: RawListing, gpu_id: str, quantity: int) -> PricedListing:
+    assert listing.price is not None  # checked by _unpriceable
+    shipping = listing.shipping.amount if listing.shipping is not None else Decimal(0)
+    total = listing.price.amount + shipping
+    unit = (total / quantity).quantize(CENT, rounding=ROUND_HALF_UP)
+    return PricedListing(listing, gpu_id, quantity, total, unit, listing.shipping is not None)
+
+
+def validate(
+    items: Iterable[PricedListing], bounds: PriceBounds, recent_medians: Mapping[str, Decimal]
+) -> ValidationResult:
+    accepted: list[PricedListing] = []
+    quarantined: list[Quarantined] = []
+    dropped: list[Drop] = []
+    for item in items:
+        reason = _out_of_bounds(item.unit_price_usd, bounds)
+        if reason is not None:
+            dropped.append(Drop("validate", reason, item.listing, str(item.unit_price_usd)))
+            continue
+        held = _quarantine(item, recent_medians.get(item.gpu_id), bounds.quarantine_factor)
+        if held is not None:
+            quarantined.append(held)
+        else:
+            accepted.append(item)
+    return ValidationResult(accepted, quarantined, dropped)
+
+
+def _out_of_bounds(unit_usd: Decimal, bounds: PriceBounds) -> str | None:
+    if unit_usd <= 0:
+        return "non_positive_price"
+    if unit_usd < bounds.min_unit_usd:
+        return "below_minimum_price"
+    if unit_usd > bounds.max_unit_usd:
+        return "above_maximum_price"
+    return None
+
+
+def _quarantine(item: PricedListing, median: Decimal | None, factor: Decimal) -> Quarantined | None:
+    if median is None or median <= 0:
+        return None
+    if item.unit_price_usd > median * factor:
+        return Quarantined(item, "above_median_factor", median)
+    if item.unit_price_usd < median / factor:
+        return Quarantined(item, "below_median_factor", median)
+    return None
+
+
+def dedupe(items: Iterable[PricedListing]) -> StageResult[PricedListing]:
+    """First occurrence of each (source, listing_id) wins (pages overlap while paging)."""
+    seen: set[tuple[str, str]] = set()
+    kept: list[PricedListing] = []
+    dropped: list[Drop] = []
+    for item in items:
+        key = (item.listing.source, item.listing.listing_id)
+        if key in seen:
+            dropped.append(Drop("dedupe", "duplicate", item.listing, key[1]))
+        else:
+            seen.add(key)
+            kept.append(item)
+    return StageResult(kept, dropped)
+
+
+def validate_cloud(listings: Iterable[CloudListing]) -> StageResult[CloudListing]:
+    """Drop cloud prices that are missing or non-positive, and repeated offers."""
+    seen: set[tuple[str, str, str, str | None]] = set()
+    kept: list[CloudListing] = []
+    dropped: list[Drop] = []
+    for listing in listings:
+        key = (listing.provider, listing.instance_type, listing.region, listing.offer_id)
+        reason = _cloud_problem(listing) or ("duplicate" if key in seen else None)
+        if reason is not None:
+            dropped.append(Drop("validate", reason, listing))
+            continue
+        seen.add(key)
+        kept.append(listing)
+    return StageResult(kept, dropped)
+
+
+def _cloud_problem(listing: CloudListing) -> str | None:
+    prices = [listing.on_demand_usd_per_hour, listing.spot_usd_per_hour]
+    shown = [price for price in prices if price is not None]
+    if not shown:
+        return "missing_price"
+    if any(price <= 0 for price in shown):
+        return "non_positive_price"
+    return None

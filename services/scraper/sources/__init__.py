@@ -1,0 +1,1 @@
+"""Pure source adapters: `parse(body, url)` plus URL builders; no I/O here."""

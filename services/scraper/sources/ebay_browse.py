@@ -1,0 +1,195 @@
+"""eBay Browse API: `item_summary/search` JSON and the OAuth client-credentials token.
+
+The token is an "application access token": POST to /identity/v1/oauth2/token with
+basic auth (client id:secret) and a form body; it lives `expires_in` seconds (7200).
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+from urllib.parse import urlencode
+
+from services.scraper.errors import LayoutChanged, ParseError
+from services.scraper.fetch import Fetcher, utc_now
+from services.scraper.listing import Condition, ListingType, RawListing, condition_from_text
+from services.scraper.money import Money, decimal_or_none
+from services.scraper.settings import ScraperSettings
+from services.scraper.sources._common import JsonObject, load_json
+from services.scraper.sources.ebay import GPU_CATEGORY_ID
+
+# Same source name and listing ids (legacy item ids) as the HTML adapter, so a batch
+# mixing both dedupes across them.
+SOURCE = "ebay"
+SEARCH_PATH = "/buy/browse/v1/item_summary/search"
+TOKEN_PATH = "/identity/v1/oauth2/token"
+PUBLIC_SCOPE = "https://api.ebay.com/oauth/api_scope"
+MAX_LIMIT = 200
+
+# eBay condition ids: https://developer.ebay.com/api-docs/sell/static/metadata/condition-id-values.html
+_CONDITION_IDS = {
+    "1000": Condition.NEW,
+    "1500": Condition.OPEN_BOX,
+    "1750": Condition.NEW,
+    "2000": Condition.REFURBISHED,
+    "2010": Condition.REFURBISHED,
+    "2020": Condition.REFURBISHED,
+    "2030": Condition.REFURBISHED,
+    "2500": Condition.REFURBISHED,
+    "3000": Condition.USED,
+    "7000": Condition.FOR_PARTS,
+}
+
+
+@dataclass(frozen=True)
+class TokenRequest:
+    url: str
+    headers: dict[str, str]
+    body: bytes
+
+
+@dataclass(frozen=True)
+class AccessToken:
+    value: str
+    expires_at: datetime
+
+    def is_fresh(self, now: datetime, margin: timedelta = timedelta(minutes=5)) -> bool:
+        return now + margin < self.expires_at
+
+
+def search_url(
+    api_base_url: str,
+    query: str,
+    *,
+    offset: int = 0,
+    limit: int = MAX_LIMIT,
+    category_id: str = GPU_CATEGORY_ID,
+) -> str:
+    params = {"q": query, "category_ids": category_id, "limit": str(limit), "offset": str(offset)}
+    return f"{api_base_url.rstrip('/')}{SEARCH_PATH}?{urlencode(params)}"
+
+
+def search_headers(token: AccessToken, marketplace_id: str = "EBAY_US") -> dict[str, str]:
+    return {
+        "Authorization": f"Bearer {token.value}",
+        "X-EBAY-C-MARKETPLACE-ID": marketplace_id,
+        "Accept": "application/json",
+    }
+
+
+def build_token_request(
+    api_base_url: str, client_id: str, client_secret: str, scope: str = PUBLIC_SCOPE
+) -> TokenRequest:
+    credentials = base64.b64encode(f"{client_id}:{client_secret}".encode()).decode()
+    return TokenRequest(
+        url=f"{api_base_url.rstrip('/')}{TOKEN_PATH}",
+        headers={
+            "Content-Type": "application/x-www-form-urlencoded",
+            "Authorization": f"Basic {credentials}",
+        },
+        body=urlencode({"grant_type": "client_credentials", "scope": scope}).encode(),
+    )
+
+
+def parse_token_response(body: str | bytes, now: datetime) -> AccessToken:
+    data = load_json(body, SOURCE, TOKEN_PATH)
+    if not isinstance(data, dict) or not isinstance(data.get("access_token"), str):
+        raise ParseError(SOURCE, TOKEN_PATH, "token response without access_token")
+    lifetime = int(data.get("expires_in") or 0)
+    return AccessToken(data["access_token"], now + timedelta(seconds=lifetime))
+
+
+async def fetch_token(
+    fetcher: Fetcher, settings: ScraperSettings, now: Callable[[], datetime] = utc_now
+) -> AccessToken:
+    secret = settings.ebay_client_secret.get_secret_value()
+    if not settings.ebay_client_id or not secret:
+        raise ValueError("GPU_ADVISOR_SCRAPER_EBAY_CLIENT_ID / _CLIENT_SECRET are not set")
+    request = build_token_request(settings.ebay_api_base_url, settings.ebay_client_id, secret)
+    result = await fetcher.fetch(
+        request.url,
+        method="POST",
+        headers=request.headers,
+        content=request.body,
+        check_robots=False,
+        conditional=False,
+    )
+    return parse_token_response(result.body, now())
+
+
+def parse(body: str | bytes, url: str) -> list[RawListing]:
+    data = load_json(body, SOURCE, url)
+    if not isinstance(data, dict):
+        raise LayoutChanged(SOURCE, url, "response is not a JSON object")
+    if "errors" in data:
+        raise ParseError(SOURCE, url, f"API errors: {data['errors']!r}")
+    if "total" not in data:
+        raise LayoutChanged(SOURCE, url, "no 'total' in search response")
+    # With zero results eBay omits itemSummaries altogether.
+    summaries = data.get("itemSummaries") or []
+    if data["total"] and not summaries and int(data.get("offset") or 0) < int(data["total"]):
+        raise LayoutChanged(SOURCE, url, "total > 0 but no itemSummaries")
+    return [_listing(summary) for summary in summaries if isinstance(summary, dict)]
+
+
+def next_page_url(body: str | bytes, url: str) -> str | None:
+    data = load_json(body, SOURCE, url)
+    following = data.get("next") if isinstance(data, dict) else None
+    return following if isinstance(following, str) else None
+
+
+def _listing(summary: JsonObject) -> RawListing:
+    price_text, price, issue = _price(summary.get("price"))
+    shipping = _cheapest_shipping(summary.get("shippingOptions"))
+    item_id = _listing_id(summary)
+    return RawListing(
+        source=SOURCE,
+        listing_id=item_id,
+        title=str(summary.get("title", "")).strip(),
+        url=str(summary.get("itemWebUrl") or f"https://www.ebay.com/itm/{item_id}"),
+        price_text=price_text,
+        price=price,
+        price_issue=issue,
+        shipping_text=None if shipping is None else str(shipping),
+        shipping=shipping,
+        condition=_condition(summary),
+        listing_type=ListingType.ACTIVE,
+    )
+
+
+def _listing_id(summary: JsonObject) -> str:
+    # itemId is "v1|<legacy id>|<variation id>"; variation 0 means no variations.
+    parts = str(summary.get("itemId", "")).split("|")
+    legacy = str(summary.get("legacyItemId") or (parts[1] if len(parts) > 1 else parts[0]))
+    variation = parts[2] if len(parts) > 2 else "0"
+    return legacy if variation in {"", "0"} else f"{legacy}/{variation}"
+
+
+def _price(price: Any) -> tuple[str | None, Money | None, str | None]:
+    if not isinstance(price, dict):
+        return None, None, "missing_price"
+    amount = decimal_or_none(price.get("value"))
+    currency = str(price.get("currency") or "USD")
+    text = f"{price.get('value')} {currency}"
+    if amount is None:
+        return text, None, "unparseable_price"
+    return text, Money(amount, currency), None
+
+
+def _cheapest_shipping(options: Any) -> Money | None:
+    """Lowest fixed cost among the options; None when costs are calculated at checkout."""
+    costs = [
+        Money(amount, str(cost.get("currency") or "USD"))
+        for option in options or []
+        if isinstance(option, dict) and isinstance(cost := option.get("shippingCost"), dict)
+        if (amount := decimal_or_none(cost.get("value"))) is not None
+    ]
+    return min(costs, key=lambda money: money.amount, default=None)
+
+
+def _condition(summary: JsonObject) -> Condition:
+    by_id = _CONDITION_IDS.get(str(summary.get("conditionId", "")))
+    return by_id or condition_from_text(str(summary.get("condition", "")))

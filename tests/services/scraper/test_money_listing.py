@@ -1,0 +1,93 @@
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from decimal import Decimal
+
+import pytest
+
+from services.scraper.listing import CloudListing, Condition, condition_from_text, price_fields
+from services.scraper.money import Money, PriceTextError, parse_money, parse_shipping
+
+
+@pytest.mark.parametrize(
+    ("text", "amount", "currency"),
+    [
+        ("$1,299.99", "1299.99", "USD"),
+        ("US $749.99", "749.99", "USD"),
+        ("C $1,000.00", "1000.00", "CAD"),
+        ("AU $2,450.00", "2450.00", "AUD"),
+        ("£899.00", "899.00", "GBP"),
+        ("EUR 1.299,00", "1299.00", "EUR"),
+        ("1799.99", "1799.99", "USD"),
+    ],
+)
+def test_parse_money(text: str, amount: str, currency: str) -> None:
+    assert parse_money(text) == Money(Decimal(amount), currency)
+
+
+@pytest.mark.parametrize("text", ["$300.00 to $350.00", "$1,599.99 – $1,799.99", "$650.00 - $900"])
+def test_price_ranges_are_refused(text: str) -> None:
+    with pytest.raises(PriceTextError) as caught:
+        parse_money(text)
+    assert caught.value.reason == "price_range"
+
+
+def test_price_fields_name_the_issue() -> None:
+    assert price_fields("See price in cart") == (None, "unparseable_price")
+    assert price_fields(None) == (None, "missing_price")
+    assert price_fields("$300.00 to $350.00") == (None, "price_range")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Free delivery", Money(Decimal(0), "USD")),
+        ("Free 3 day shipping", Money(Decimal(0), "USD")),
+        ("+$25.00 delivery", Money(Decimal("25.00"), "USD")),
+        ("$9.99 Shipping", Money(Decimal("9.99"), "USD")),
+        ("Shipping not specified", None),
+        ("Special Shipping", None),
+    ],
+)
+def test_parse_shipping(text: str, expected: Money | None) -> None:
+    assert parse_shipping(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "condition"),
+    [
+        ("Pre-Owned", Condition.USED),
+        ("Brand New", Condition.NEW),
+        ("Parts Only", Condition.FOR_PARTS),
+        ("For parts or not working", Condition.FOR_PARTS),
+        ("Certified - Refurbished", Condition.REFURBISHED),
+        ("Open Box", Condition.OPEN_BOX),
+        ("", Condition.UNKNOWN),
+        ("NVIDIA", Condition.UNKNOWN),
+    ],
+)
+def test_condition_from_text(text: str, condition: Condition) -> None:
+    assert condition_from_text(text) is condition
+
+
+def test_money_refuses_non_iso_currency() -> None:
+    with pytest.raises(ValueError):
+        Money(Decimal(1), "$")
+
+
+def test_cloud_listing_per_gpu_hour_keeps_spot_apart() -> None:
+    when = datetime(2026, 11, 5, tzinfo=UTC)
+    listing = CloudListing(
+        "azure",
+        "Standard_ND96isr_H100_v5",
+        "H100",
+        8,
+        "eastus",
+        Decimal("98.32"),
+        Decimal("39.328"),
+        when,
+    )
+    assert listing.on_demand_usd_per_gpu_hour == Decimal("12.29")
+    assert listing.spot_usd_per_gpu_hour == Decimal("4.916")
+    with pytest.raises(ValueError):
+        CloudListing("vast", "0x", "RTX 3080", 0, "PL", Decimal("1"), None, when)

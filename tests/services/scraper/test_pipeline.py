@@ -1,0 +1,180 @@
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from decimal import Decimal
+from typing import Any
+
+from services.scraper.listing import CloudListing, Condition, RawListing
+from services.scraper.money import Money
+from services.scraper.pipeline import (
+    PriceBounds,
+    dedupe,
+    normalize,
+    run,
+    validate,
+    validate_cloud,
+)
+from services.scraper.settings import ScraperSettings
+
+BOUNDS = PriceBounds.from_settings(ScraperSettings())
+
+
+@dataclass(frozen=True)
+class Match:
+    gpu_id: str | None
+    quantity: int | None
+    reason: str
+
+
+def matcher(title: str) -> Match:
+    """A stand-in for the real matcher: enough rules for these tests."""
+    lowered = title.lower()
+    if "box only" in lowered:
+        return Match(None, None, "box_only")
+    if "laptop" in lowered:
+        return Match(None, None, "laptop")
+    quantity = 2 if "lot of 2" in lowered else None
+    if "4090" in lowered:
+        return Match("rtx-4090", quantity, "matched")
+    if "3090" in lowered:
+        return Match("rtx-3090", quantity, "matched")
+    return Match(None, None, "no_gpu_found")
+
+
+def listing(listing_id: str = "1", title: str = "RTX 4090 FE", **overrides: Any) -> RawListing:
+    values: dict[str, Any] = {
+        "source": "ebay",
+        "listing_id": listing_id,
+        "title": title,
+        "url": f"https://www.ebay.com/itm/{listing_id}",
+        "price_text": "$1,600.00",
+        "price": Money(Decimal("1600.00"), "USD"),
+        "shipping_text": "+$25.00 delivery",
+        "shipping": Money(Decimal("25.00"), "USD"),
+        "condition": Condition.USED,
+    }
+    values.update(overrides)
+    return RawListing(**values)
+
+
+def test_normalize_adds_shipping_and_divides_by_quantity() -> None:
+    lot = listing("2", "2x RTX 3090 lot of 2", price=Money(Decimal("1250.00"), "USD"))
+    result = normalize([listing(), lot], matcher)
+    single, pair = result.kept
+    assert (single.gpu_id, single.quantity, single.unit_price_usd) == (
+        "rtx-4090",
+        1,
+        Decimal("1625.00"),
+    )
+    assert (pair.gpu_id, pair.quantity, pair.total_usd) == ("rtx-3090", 2, Decimal("1275.00"))
+    assert pair.unit_price_usd == Decimal("637.50")
+    assert result.dropped == []
+
+
+def test_unknown_shipping_is_flagged_not_guessed() -> None:
+    [item] = normalize([listing(shipping=None, shipping_text=None)], matcher).kept
+    assert item.unit_price_usd == Decimal("1600.00")
+    assert item.shipping_known is False
+
+
+def test_normalize_drops_with_explicit_reasons() -> None:
+    cases = {
+        "price_range": listing("a", price=None, price_issue="price_range"),
+        "missing_price": listing("b", price=None, price_text=None),
+        "for_parts": listing("c", condition=Condition.FOR_PARTS),
+        "out_of_stock": listing("d", in_stock=False),
+        "non_usd_currency": listing("e", price=Money(Decimal("2000"), "CAD")),
+        "box_only": listing("f", "RTX 4090 EMPTY BOX ONLY"),
+        "laptop": listing("g", "Gaming laptop RTX 4090"),
+        "no_gpu_found": listing("h", "Noctua NH-D15 cooler"),
+    }
+    result = normalize(cases.values(), matcher)
+    assert result.kept == []
+    assert [d.reason for d in result.dropped] == list(cases)
+    assert {d.stage for d in result.dropped} == {"normalize"}
+
+
+def test_validate_bounds_and_quarantine_against_recent_median() -> None:
+    items = normalize(
+        [
+            listing("ok"),
+            listing("cheap", price=Money(Decimal("5"), "USD"), shipping=None),
+            listing("huge", price=Money(Decimal("250000"), "USD")),
+            listing("scam", price=Money(Decimal("300"), "USD")),
+            listing("gouge", price=Money(Decimal("6000"), "USD")),
+        ],
+        matcher,
+    ).kept
+    result = validate(items, BOUNDS, {"rtx-4090": Decimal("1700")})
+    assert [i.listing.listing_id for i in result.accepted] == ["ok"]
+    assert [(d.ref, d.reason) for d in result.dropped] == [
+        ("ebay:cheap", "below_minimum_price"),
+        ("ebay:huge", "above_maximum_price"),
+    ]
+    assert [(q.item.listing.listing_id, q.reason) for q in result.quarantined] == [
+        ("scam", "below_median_factor"),
+        ("gouge", "above_median_factor"),
+    ]
+
+
+def test_no_median_means_no_quarantine() -> None:
+    items = normalize([listing(price=Money(Decimal("6000"), "USD"))], matcher).kept
+    assert len(validate(items, BOUNDS, {}).accepted) == 1
+
+
+def test_dedupe_keeps_first_per_source_and_id() -> None:
+    items = normalize(
+        [listing("1"), listing("1", price=Money(Decimal("1500"), "USD")), listing("2")], matcher
+    ).kept
+    other_source = replace(items[0], listing=replace(items[0].listing, source="ebay_api"))
+    result = dedupe([*items, other_source])
+    assert [(i.listing.source, i.listing.listing_id) for i in result.kept] == [
+        ("ebay", "1"),
+        ("ebay", "2"),
+        ("ebay_api", "1"),
+    ]
+    assert result.kept[0].unit_price_usd == Decimal("1625.00")
+    assert [d.reason for d in result.dropped] == ["duplicate"]
+
+
+def test_run_counts_every_outcome_by_reason() -> None:
+    batch = [
+        listing("1"),
+        listing("1"),
+        listing("2", "RTX 4090 box only"),
+        listing("3", price=None, price_issue="price_range"),
+        listing("4", price=Money(Decimal("100"), "USD"), shipping=None),
+    ]
+    result = run(batch, matcher, BOUNDS, {"rtx-4090": Decimal("1650")})
+    assert [i.listing.listing_id for i in result.accepted] == ["1"]
+    assert result.stats.seen == 5
+    assert result.stats.accepted == 1
+    assert result.stats.dropped == {
+        "normalize.box_only": 1,
+        "normalize.price_range": 1,
+        "dedupe.duplicate": 1,
+    }
+    assert result.stats.quarantined == {"below_median_factor": 1}
+    counted = result.stats.accepted + sum(result.stats.dropped.values())
+    assert counted + sum(result.stats.quarantined.values()) == result.stats.seen
+
+
+def test_validate_cloud() -> None:
+    when = datetime(2026, 11, 5, tzinfo=UTC)
+    base = CloudListing("aws", "p5.48xlarge", "H100", 8, "us-east-1", Decimal("55.04"), None, when)
+    result = validate_cloud(
+        [
+            base,
+            base,
+            replace(base, region="us-west-2", on_demand_usd_per_hour=None),
+            replace(base, region="eu-west-1", on_demand_usd_per_hour=Decimal("0")),
+        ]
+    )
+    assert result.kept == [base]
+    assert [d.reason for d in result.dropped] == [
+        "duplicate",
+        "missing_price",
+        "non_positive_price",
+    ]
+    assert base.on_demand_usd_per_gpu_hour == Decimal("6.88")
