@@ -1,0 +1,50 @@
+"""The background jobs, as plain functions: Celery tasks and the in-process runner call
+these same functions."""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from shared.db import session_scope
+from shared.events import RECOMPUTE_SCORES, register_job
+from shared.scoring.compute import recompute_scores
+from shared.settings import get_settings
+
+log = logging.getLogger(__name__)
+
+FULL_RECOMPUTE = "compute.full_recompute"
+
+
+class TransientJobError(RuntimeError):
+    """A failure worth retrying (a dependency was briefly unavailable)."""
+
+
+def _fault(name: str) -> str | None:
+    """The argument of an injected fault `name[:arg]`, if configured (fault tests only)."""
+    for spec in get_settings().fault_injection.split(","):
+        key, _, arg = spec.strip().partition(":")
+        if key == name:
+            return arg
+    return None
+
+
+def recompute_job(gpu_ids: list[str] | None = None) -> dict[str, Any]:
+    if _fault("recompute-transient") is not None:
+        raise TransientJobError("injected transient failure")
+    pause = _fault("recompute-pause")
+    midway = (lambda: time.sleep(float(pause))) if pause else None
+    with session_scope() as session:
+        result = recompute_scores(session, gpu_ids, midway=midway)
+    log.info("recomputed %d rows for %d GPUs", result.rows, len(result.gpu_ids))
+    return {"gpus": len(result.gpu_ids), "rows": result.rows, "revision": result.revision}
+
+
+def full_recompute_job() -> dict[str, Any]:
+    return recompute_job(None)
+
+
+def register_all() -> None:
+    register_job(RECOMPUTE_SCORES, recompute_job)
+    register_job(FULL_RECOMPUTE, full_recompute_job)
