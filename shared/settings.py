@@ -20,6 +20,9 @@ class Settings(BaseSettings):
     # Empty means no broker: background work runs in-process.
     broker_url: str = ""
     load_bundled_data: bool = True
+    # The API migrates and seeds on start in the embedded default; deployments run the
+    # one-shot `migrate` and `seed` services instead, so API workers never race.
+    prepare_on_start: bool = True
     # Without a broker: "thread" runs background work on one in-process worker thread,
     # "eager" runs it inline right after the commit (deterministic, for tests).
     inprocess_mode: Literal["thread", "eager"] = "thread"
@@ -33,6 +36,9 @@ class Settings(BaseSettings):
     task_retry_backoff_max_s: int = Field(default=600, ge=1)
     full_recompute_hour_utc: int = Field(default=3, ge=0, le=23)
     staleness_sweep_interval_s: int = Field(default=3600, ge=10)
+    # Sources beat scrapes, with their intervals: "ebay=21600,newegg=43200". Empty in the
+    # embedded default, which never contacts live sites on its own.
+    scrape_sources: str = ""
     # Fault injection for the fault tests only (refused in production), e.g.
     # "recompute-pause:5" (sleep mid-transaction) or "recompute-transient".
     fault_injection: str = ""
@@ -52,6 +58,14 @@ class Settings(BaseSettings):
         if self.task_retry_backoff_max_s >= self.redis_visibility_timeout_s:
             raise ValueError("task_retry_backoff_max_s must be below redis_visibility_timeout_s")
         return self
+
+    def scrape_schedule(self) -> dict[str, int]:
+        """Source name -> interval in seconds, from `scrape_sources`."""
+        schedule: dict[str, int] = {}
+        for item in filter(None, (part.strip() for part in self.scrape_sources.split(","))):
+            name, _, seconds = item.partition("=")
+            schedule[name.strip()] = int(seconds) if seconds else 21600
+        return schedule
 
     @property
     def sqlalchemy_url(self) -> str:

@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from starlette.concurrency import run_in_threadpool
 
-from services.api import errors
+from services.api import errors, metrics
 from services.api.gpus.router import router as gpus_router
 from services.api.health.router import router as health_router
 from services.api.model.router import router as model_router
@@ -22,9 +22,10 @@ from shared.settings import Settings, get_settings
 log = logging.getLogger(__name__)
 
 
-def create_app(settings: Settings | None = None, *, prepare: bool = True) -> FastAPI:
-    """Build the app; `prepare` migrates and loads bundled data on start-up."""
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """Build the app; with `prepare_on_start` it migrates and loads bundled data first."""
     settings = settings or get_settings()
+    prepare = settings.prepare_on_start
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -46,6 +47,7 @@ def create_app(settings: Settings | None = None, *, prepare: bool = True) -> Fas
     app.state.score_cache = ScoreCache()
     app.state.response_cache = ResponseCache()
     errors.install(app)
+    metrics.install(app)
     app.include_router(health_router)
     app.include_router(recommend_router)
     app.include_router(gpus_router)

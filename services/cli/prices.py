@@ -1,0 +1,39 @@
+"""`gpu-advisor prices add`: record a vendor quote or a manual price."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal, InvalidOperation
+from typing import Annotated
+
+import typer
+
+from shared.db import session_scope
+from shared.pricing.intake import PriceInput, PriceRejected, record_price
+
+app = typer.Typer(help="Prices that do not come from the scraper.", no_args_is_help=True)
+
+
+@app.command("add")
+def add(
+    gpu: Annotated[str, typer.Option(help="catalog id")],
+    usd: Annotated[str, typer.Option(help="price per card in USD")],
+    condition: Annotated[str, typer.Option(help="new, used or refurbished")],
+    source: Annotated[str, typer.Option(help="where the price came from")],
+    title: Annotated[str | None, typer.Option(help="listing or quote title")] = None,
+    url: Annotated[str | None, typer.Option(help="link to the offer")] = None,
+) -> None:
+    """Store the price; scores are recomputed after the commit."""
+    try:
+        price = PriceInput(gpu, Decimal(usd), condition, source, title, url)
+    except InvalidOperation:
+        typer.echo(f"error: usd: not a number: {usd!r}", err=True)
+        raise typer.Exit(2) from None
+    try:
+        with session_scope() as session:
+            observation = record_price(session, price)
+    except PriceRejected as exc:
+        hint = f"; valid values: {', '.join(exc.valid)}" if exc.valid else ""
+        typer.echo(f"error: {exc}{hint}", err=True)
+        raise typer.Exit(2) from None
+    typer.echo(json.dumps({"id": observation.id, "gpu_id": gpu, "usd": str(observation.price_usd)}))

@@ -1,0 +1,32 @@
+"""Scrape tasks, sent by beat by name (scrape.run_source, scrape.staleness_sweep)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from services.scraper.celery_app import app
+from services.scraper.errors import TransientFetchError
+from shared.celery_app import RecordedTask, retry_options
+from shared.settings import get_settings
+
+SCRAPE_SOURCE = "scrape.run_source"
+STALENESS_SWEEP = "scrape.staleness_sweep"
+
+
+@app.task(  # type: ignore[untyped-decorator]
+    name=SCRAPE_SOURCE,
+    base=RecordedTask,
+    autoretry_for=(TransientFetchError, ConnectionError, TimeoutError),
+    **retry_options(get_settings()),
+)
+def run_source(source: str) -> dict[str, Any]:
+    from services.scraper.jobs import scrape_job
+
+    return scrape_job(source)
+
+
+@app.task(name=STALENESS_SWEEP, base=RecordedTask)  # type: ignore[untyped-decorator]
+def staleness_sweep() -> dict[str, Any]:
+    from services.scraper.jobs import staleness_sweep_job
+
+    return staleness_sweep_job()

@@ -1,0 +1,14 @@
+"""The worker's Celery app: `celery -A services.worker.celery_app worker -Q compute,alerts`.
+
+Celery's command line needs a module-level app; building it reads settings and opens
+no connection.
+"""
+
+from __future__ import annotations
+
+from services.worker.schedule import beat_schedule
+from shared.celery_app import make_celery
+from shared.settings import get_settings
+
+app = make_celery("gpu_advisor_worker", include=["services.worker.tasks.compute"])
+app.conf.beat_schedule = beat_schedule(get_settings())

@@ -1,0 +1,37 @@
+"""Celery beat: periodic work, sent by task name to its queue."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from celery.schedules import crontab
+
+from shared.events import QUEUES
+from shared.jobs import FULL_RECOMPUTE
+from shared.settings import Settings
+
+SCRAPE_SOURCE = "scrape.run_source"
+STALENESS_SWEEP = "scrape.staleness_sweep"
+
+
+def beat_schedule(settings: Settings) -> dict[str, dict[str, Any]]:
+    schedule: dict[str, dict[str, Any]] = {
+        "full-recompute-daily": {
+            "task": FULL_RECOMPUTE,
+            "schedule": crontab(hour=settings.full_recompute_hour_utc, minute=0),
+            "options": {"queue": QUEUES["compute"]},
+        },
+        "staleness-sweep": {
+            "task": STALENESS_SWEEP,
+            "schedule": float(settings.staleness_sweep_interval_s),
+            "options": {"queue": QUEUES["scrape"]},
+        },
+    }
+    for source, interval in settings.scrape_schedule().items():
+        schedule[f"scrape-{source}"] = {
+            "task": SCRAPE_SOURCE,
+            "schedule": float(interval),
+            "args": [source],
+            "options": {"queue": QUEUES["scrape"]},
+        }
+    return schedule

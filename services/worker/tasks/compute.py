@@ -1,0 +1,33 @@
+"""Compute tasks: scores after price changes, and the daily full recompute."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy.exc import OperationalError
+
+from services.worker.celery_app import app
+from shared.celery_app import RecordedTask, retry_options
+from shared.events import RECOMPUTE_SCORES
+from shared.jobs import FULL_RECOMPUTE, TransientJobError, full_recompute_job, recompute_job
+from shared.settings import get_settings
+
+# Only failures that can pass are retried; a bad GPU id (ValueError) fails at once.
+TRANSIENT = (TransientJobError, OperationalError, ConnectionError, TimeoutError)
+
+
+@app.task(  # type: ignore[untyped-decorator]
+    name=RECOMPUTE_SCORES,
+    base=RecordedTask,
+    autoretry_for=TRANSIENT,
+    **retry_options(get_settings()),
+)
+def recompute_scores(gpu_ids: list[str] | None = None) -> dict[str, Any]:
+    return recompute_job(gpu_ids)
+
+
+@app.task(  # type: ignore[untyped-decorator]
+    name=FULL_RECOMPUTE, base=RecordedTask, autoretry_for=TRANSIENT, **retry_options(get_settings())
+)
+def full_recompute() -> dict[str, Any]:
+    return full_recompute_job()

@@ -1,0 +1,75 @@
+"""Prices that do not come from the scraper (vendor quotes, manual entries)."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from decimal import Decimal
+
+from sqlmodel import Session
+
+from shared.catalog.specs import load_catalog
+from shared.events import enqueue_after_commit, recompute_call
+from shared.models import PriceObservation
+
+CONDITIONS = ("new", "used", "refurbished")
+# Above any GPU's price; larger is a typo (an extra zero), not a market price.
+MAX_USD = Decimal("500000")
+
+
+class PriceRejected(ValueError):
+    def __init__(self, field: str, message: str, valid: list[str] | None = None) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+        self.valid = valid
+
+
+@dataclass(frozen=True, slots=True)
+class PriceInput:
+    gpu_id: str
+    usd: Decimal
+    condition: str
+    source: str
+    title: str | None = None
+    url: str | None = None
+    quantity: int = 1
+
+
+def validate(price: PriceInput) -> None:
+    catalog = load_catalog()
+    if price.gpu_id not in catalog.by_id:
+        raise PriceRejected("gpu_id", f"unknown GPU {price.gpu_id!r}; GET /gpus lists the ids")
+    if price.condition not in CONDITIONS:
+        raise PriceRejected("condition", f"invalid {price.condition!r}", list(CONDITIONS))
+    if not Decimal("0") < price.usd <= MAX_USD:
+        raise PriceRejected("usd", f"must be > 0 and <= {MAX_USD}")
+    if not price.source.strip():
+        raise PriceRejected("source", "must name where the price came from")
+    if price.quantity < 1:
+        raise PriceRejected("quantity", "must be at least 1")
+
+
+def record_price(session: Session, price: PriceInput, kind: str = "manual") -> PriceObservation:
+    """Store one validated observation; scores follow after the caller commits."""
+    validate(price)
+    usd = price.usd.quantize(Decimal("0.01"))
+    observation = PriceObservation(
+        gpu_id=price.gpu_id,
+        condition=price.condition,
+        price=usd,
+        currency="USD",
+        price_usd=usd,
+        kind=kind,
+        source=price.source.strip()[:128],
+        url=price.url,
+        listing_id=f"{kind}:{uuid.uuid4().hex}",
+        title=price.title,
+        quantity=price.quantity,
+        observed_at=datetime.now(UTC),
+    )
+    session.add(observation)
+    session.flush()
+    enqueue_after_commit(session, recompute_call([price.gpu_id]))
+    return observation

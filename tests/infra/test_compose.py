@@ -1,0 +1,155 @@
+"""docker-compose.yml without Docker: every service's command as a local process.
+
+PostgreSQL and Redis map to this machine (a fresh database, a private Redis); the rest
+run exactly the commands and environment the compose file gives them, with hosts
+mapped to 127.0.0.1 and ports and scratch paths moved out of the way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import yaml
+from sqlalchemy import create_engine, text
+
+from tests.conftest import POSTGRES_ADMIN_URL, _create_postgres_database, _drop_postgres_database
+from tests.processes import ROOT, RedisServer, Service, free_port, run_once, wait_for
+
+pytestmark = pytest.mark.slow
+INFRASTRUCTURE = {"postgres", "redis"}
+ONE_SHOT = ("migrate", "seed")
+
+
+def load_compose() -> dict[str, Any]:
+    compose: dict[str, Any] = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    return compose
+
+
+def _ensure_role(name: str, database: str) -> None:
+    admin = create_engine(POSTGRES_ADMIN_URL, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        exists = conn.execute(
+            text("SELECT 1 FROM pg_roles WHERE rolname = :n"), {"n": name}
+        ).first()
+        if not exists:
+            conn.execute(text(f'CREATE ROLE "{name}" LOGIN'))
+        conn.execute(text(f'ALTER DATABASE "{database}" OWNER TO "{name}"'))
+    admin.dispose()
+
+
+def local_env(
+    service: dict[str, Any], database: str, redis_port: int, scratch: Path
+) -> dict[str, str]:
+    env = {key: str(value) for key, value in (service.get("environment") or {}).items()}
+    mapped = {}
+    for key, value in env.items():
+        value = value.replace("@postgres:5432/gpu_advisor", f"@127.0.0.1:5432/{database}")
+        value = value.replace("redis://redis:6379", f"redis://127.0.0.1:{redis_port}")
+        if value.startswith("/tmp/"):
+            value = str(scratch / value.removeprefix("/tmp/"))
+            Path(value).mkdir(parents=True, exist_ok=True)
+        mapped[key] = value
+    return mapped
+
+
+def local_command(command: str, api_port: int, scratch: Path) -> str:
+    return (
+        command.replace("--host 0.0.0.0", "--host 127.0.0.1")
+        .replace("--port 8000", f"--port {api_port}")
+        .replace("/tmp/", f"{scratch}/")
+    )
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    scratch = tmp_path_factory.mktemp("compose")
+    compose = load_compose()["services"]
+    url, database = _create_postgres_database()
+    _ensure_role("gpu_advisor", database)
+    redis_server = RedisServer(scratch)
+    redis_server.start()
+    api_port = free_port()
+    envs = {
+        name: local_env(spec, database, redis_server.port, scratch)
+        for name, spec in compose.items()
+        if name not in INFRASTRUCTURE
+    }
+    for name in ONE_SHOT:
+        result = run_once(local_command(compose[name]["command"], api_port, scratch), envs[name])
+        assert result.returncode == 0, f"{name} failed:\n{result.stdout}\n{result.stderr}"
+    services = [
+        Service(
+            name, local_command(compose[name]["command"], api_port, scratch), envs[name], scratch
+        )
+        for name in compose
+        if name not in INFRASTRUCTURE and name not in ONE_SHOT
+    ]
+    for service in services:
+        service.start()
+    base = f"http://127.0.0.1:{api_port}"
+    try:
+        wait_for(lambda: httpx.get(f"{base}/health", timeout=2).json()["broker"] == "ok", 90, "api")
+        yield {"base": base, "env": envs["api"], "services": services, "database_url": url}
+    finally:
+        for service in services:
+            service.stop()
+        redis_server.stop()
+        _drop_postgres_database(database)
+
+
+def rtx_3090_used_price(base: str) -> Decimal | None:
+    body = httpx.get(
+        f"{base}/recommend",
+        params={"task": "cv", "memory_gb": 24, "condition": "used", "limit": 100},
+    ).json()
+    for result in body["results"]:
+        if result["gpu"]["id"] == "rtx-3090":
+            return Decimal(result["price"]["usd"])
+    return None
+
+
+def test_every_compose_service_has_a_command_and_is_launched(stack):
+    compose = load_compose()["services"]
+    launched = {s.name for s in stack["services"]} | set(ONE_SHOT) | INFRASTRUCTURE
+    assert launched == set(compose)
+    for service in stack["services"]:
+        assert service.process is not None and service.process.poll() is None, service.log_tail()
+
+
+def test_a_price_change_reaches_recommend_through_a_real_worker(stack):
+    base, env = stack["base"], stack["env"]
+    before = rtx_3090_used_price(base)
+    assert before is not None and before != Decimal("99.00")
+    added = run_once(
+        "gpu-advisor prices add --gpu rtx-3090 --usd 99 --condition used --source compose-test", env
+    )
+    assert added.returncode == 0, added.stderr
+    try:
+        wait_for(lambda: rtx_3090_used_price(base) == Decimal("99.00"), 60, "the new price")
+    except TimeoutError:
+        worker = next(s for s in stack["services"] if s.name == "worker-compute")
+        pytest.fail(f"price never reached /recommend; worker log:\n{worker.log_tail()}")
+    engine = create_engine(stack["database_url"])
+    with engine.connect() as conn:
+        runs = (
+            conn.execute(
+                text("SELECT status FROM task_run WHERE name = 'compute.recompute_scores'")
+            )
+            .scalars()
+            .all()
+        )
+    engine.dispose()
+    assert "success" in runs
+
+
+def test_health_and_metrics_see_the_broker_and_the_tasks(stack):
+    health = httpx.get(f"{stack['base']}/health").json()
+    assert health["status"] == "ok" and health["broker"] == "ok"
+    metrics = httpx.get(f"{stack['base']}/metrics").text
+    assert "gpu_advisor_http_requests" in metrics
+    assert "gpu_advisor_queue_depth" in metrics
