@@ -68,7 +68,13 @@ def make_celery(main: str, include: list[str], settings: Settings | None = None)
         task_soft_time_limit=settings.task_soft_time_limit_s,
         task_time_limit=settings.task_time_limit_s,
         task_ignore_result=True,
-        broker_transport_options={"visibility_timeout": settings.redis_visibility_timeout_s},
+        broker_transport_options={
+            "visibility_timeout": settings.redis_visibility_timeout_s,
+            "unacked_restore_interval": settings.redis_restore_interval_s,
+            # Every sweep scans, so the interval alone sets how fast a dead worker's
+            # task comes back.
+            "unacked_restore_throttle": 1,
+        },
         broker_connection_retry_on_startup=True,
         worker_task_log_format=TASK_LOG_FORMAT,
         worker_log_format=WORKER_LOG_FORMAT,

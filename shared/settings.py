@@ -30,6 +30,8 @@ class Settings(BaseSettings):
     # Celery on Redis. Retry countdowns stay below the visibility timeout, after which
     # Redis hands an unacknowledged task to another worker.
     redis_visibility_timeout_s: int = Field(default=3600, ge=5)
+    # How often a worker sweeps for tasks whose worker died (older than the timeout).
+    redis_restore_interval_s: int = Field(default=60, ge=1)
     task_soft_time_limit_s: int = Field(default=300, ge=1)
     task_time_limit_s: int = Field(default=360, ge=2)
     task_max_retries: int = Field(default=5, ge=0)

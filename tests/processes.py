@@ -44,9 +44,11 @@ def wait_for(check: Callable[[], T | None], timeout: float, what: str, interval:
 class RedisServer:
     """A Redis of the test's own, so it can be stopped and restarted safely."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, *, persistent: bool = False) -> None:
         self.port = free_port()
         self.directory = directory
+        # Append-only persistence keeps queued tasks across a restart, as in production.
+        self.persistent = persistent
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -63,7 +65,9 @@ class RedisServer:
             "--save",
             "",
             "--appendonly",
-            "no",
+            "yes" if self.persistent else "no",
+            "--appendfsync",
+            "always",
             "--dir",
             str(self.directory),
         ]

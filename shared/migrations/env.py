@@ -7,6 +7,7 @@ from sqlalchemy import engine_from_config, pool
 from sqlmodel import SQLModel
 
 import shared.models  # noqa: F401  (registers the tables on SQLModel.metadata)
+import shared.sources_model  # noqa: F401
 from shared.settings import get_settings
 
 config = context.config

@@ -1,7 +1,10 @@
 """The calibrated performance model: a roofline-style time model fitted to Lambda's data.
 
 The formula is in `timemodel.py`; the fitted numbers are in `params/<version>.json`.
-Where Lambda measured the GPU itself, the measured ratio is returned ("measured").
+Where Lambda measured the GPU itself, the measured ratio is returned ("measured"). An
+unmeasured GPU gets the model times its sibling correction: the shrunken mean residual
+of the measured GPUs of its architecture and segment (e.g. the RTX 4080 follows the
+measured RTX 4090), so neighbours stay consistent with the measurements.
 """
 
 from __future__ import annotations
@@ -13,7 +16,13 @@ from shared.perfmodel.base import TASK_FAMILIES, Prediction
 from shared.perfmodel.features import EIGHT, HALF, PRECISION_CLASS, data_precision, rates
 from shared.perfmodel.lambda_data import WORKLOAD_FAMILY, canonical_workload
 from shared.perfmodel.params import MODEL_VERSION, ModelParams, load_params
-from shared.perfmodel.timemodel import TimeParams, family_ratio, workload_ratio
+from shared.perfmodel.timemodel import (
+    TimeParams,
+    family_ratio,
+    sibling_group,
+    sibling_log_correction,
+    workload_ratio,
+)
 
 # Half-width (log) of a measured value's interval: builds of one card differ by up to
 # ~10 % in Lambda's data.
@@ -85,7 +94,18 @@ class CalibratedModel:
         caveats = [f"{w} does not fit in {gpu.memory_gb:g} GB (batch floor)" for w in too_big]
         value = self._cap_without_tensor_cores(gpu, task, precision, value)
         measured = self._measured(gpu, task, precision)
+        if measured is None:
+            value *= math.exp(self._sibling_correction(gpu, task, precision))
         return self._build(gpu, task, precision, value, measured, caveats, params)
+
+    def _sibling_correction(self, gpu: GpuSpec, task: str, precision: str) -> float:
+        """Log correction from the measured siblings (0 without any, or for 8-bit)."""
+        if PRECISION_CLASS[precision] == EIGHT:
+            return 0.0
+        residuals = self.params.residuals.get(task, {}).get(data_precision(precision), {})
+        catalog = load_catalog()
+        groups = {gpu_id: sibling_group(catalog.by_id[gpu_id]) for gpu_id in residuals}
+        return sibling_log_correction(gpu, residuals, groups)
 
     def _predict_workload(self, gpu: GpuSpec, workload: str, precision: str) -> Prediction | None:
         if workload not in self.params.workloads:

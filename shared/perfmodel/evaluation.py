@@ -3,7 +3,9 @@
 One evaluation point per (GPU, task family, data precision): the geometric mean of the
 measured workload ratios to the reference, from the lambda-v1 generation when that GPU
 is in it, else from the 2022 blog table (never mixing the two), against the model refit
-without that GPU and predicting the same workloads.
+without that GPU and predicting the same workloads. The sibling correction (shrunken
+mean residual of measured GPUs of the same architecture and segment) is also rebuilt
+without the held-out GPU, from the residuals of that refit.
 """
 
 from __future__ import annotations
@@ -26,11 +28,17 @@ from shared.perfmodel.lambda_data import (
     WORKLOAD_FAMILY,
     RatioPoint,
     load_runs,
+    measured_gpu_ids,
     ratio_points,
 )
 from shared.perfmodel.params import MODEL_VERSION, time_params_to_json
 from shared.perfmodel.scaling import fit_scaling
-from shared.perfmodel.timemodel import TimeParams, workload_ratio
+from shared.perfmodel.timemodel import (
+    TimeParams,
+    sibling_group,
+    sibling_log_correction,
+    workload_ratio,
+)
 
 FAMILIES = ("cv", "nlp")
 
@@ -44,6 +52,8 @@ class CvPoint:
     measured: float
     predicted: float
     baseline: float
+    # The model before the sibling correction.
+    uncorrected: float = 0.0
 
     @property
     def error(self) -> float:
@@ -87,7 +97,7 @@ def _geomean(values: list[float]) -> float:
     return math.exp(statistics.fmean(math.log(v) for v in values))
 
 
-def _predict_points(params: TimeParams, points: list[RatioPoint]) -> float:
+def predict_points(params: TimeParams, points: list[RatioPoint]) -> float:
     catalog = load_catalog()
     ref = catalog.by_id[REFERENCE_GPU]
     gpu = catalog.by_id[points[0].gpu_id]
@@ -103,18 +113,46 @@ def logo_points(family: str) -> list[CvPoint]:
     result = []
     for gpu_id in gpus:
         params, _ = fit_time_params(workloads, exclude_gpu=gpu_id)
+        residuals = family_log_residuals(params, family, exclude_gpu=gpu_id)
         bandwidth = catalog.by_id[gpu_id].memory_bandwidth_gbs / ref.memory_bandwidth_gbs
         for precision in DATA_PRECISIONS:
             points = family_points(gpu_id, family, precision)
             if not points:
                 continue
             measured = _geomean([p.ratio for p in points])
-            predicted = _predict_points(params, points)
+            model = predict_points(params, points)
+            correction = sibling_log_correction(
+                catalog.by_id[gpu_id], residuals[precision], sibling_groups()
+            )
+            predicted = model * math.exp(correction)
             generation = points[0].generation
             result.append(
-                CvPoint(gpu_id, family, precision, generation, measured, predicted, bandwidth)
+                CvPoint(
+                    gpu_id, family, precision, generation, measured, predicted, bandwidth, model
+                )
             )
     return result
+
+
+def family_log_residuals(
+    params: TimeParams, family: str, exclude_gpu: str | None = None
+) -> dict[str, dict[str, float]]:
+    """In-sample log(measured / model) of each measured GPU's family point, by precision."""
+    gpus = sorted({p.gpu_id for p in ratio_points() if p.family == family} - {exclude_gpu})
+    result: dict[str, dict[str, float]] = {}
+    for precision in DATA_PRECISIONS:
+        result[precision] = {}
+        for gpu_id in gpus:
+            points = family_points(gpu_id, family, precision)
+            if points:
+                measured = _geomean([p.ratio for p in points])
+                result[precision][gpu_id] = math.log(measured / predict_points(params, points))
+    return result
+
+
+def sibling_groups() -> dict[str, tuple[str, str, bool]]:
+    catalog = load_catalog()
+    return {gpu_id: sibling_group(catalog.by_id[gpu_id]) for gpu_id in measured_gpu_ids()}
 
 
 def summarize(points: list[CvPoint], family: str, precision: str) -> Summary:
@@ -184,7 +222,8 @@ def reference_speedups() -> dict[str, float]:
 
 def build_params(points: list[CvPoint]) -> dict[str, Any]:
     """Everything the model reads at run time, ready to be written as JSON."""
-    families = {f: time_params_to_json(fit_time_params(family_workloads(f))[0]) for f in FAMILIES}
+    fits = {f: fit_time_params(family_workloads(f))[0] for f in FAMILIES}
+    families = {f: time_params_to_json(fit) for f, fit in fits.items()}
     workloads = {w: time_params_to_json(fit_time_params((w,))[0]) for w in WORKLOAD_FAMILY}
     cv_error = {
         f: {p: _log_error_quantiles(points, f, p) for p in DATA_PRECISIONS} for f in FAMILIES
@@ -192,12 +231,18 @@ def build_params(points: list[CvPoint]) -> dict[str, Any]:
     return {
         "version": MODEL_VERSION,
         "reference_gpu": REFERENCE_GPU,
-        "formula": "ratio = exp(arch) * batch / (s_bw*BWref/BW + s_mm*MMref/MM + s_vec*VECref/VEC)",
+        "formula": (
+            "ratio = exp(arch) * batch * clock / clock_ref"
+            " / (s_bw*BWref/BW + s_mm*MMref/MM + s_vec*VECref/VEC),"
+            " clock = min(1, TDP / (SMs * boost GHz) / w0) ** (1/3);"
+            " unmeasured GPUs x exp(shrunken mean residual of measured siblings)"
+        ),
         "calibration": "Lambda deeplearning-benchmark v1 (aa5addb6) + Lambda 2022 blog table",
         "families": families,
         "workloads": workloads,
         "cv_log_error": cv_error,
         "measured": measured_family_ratios(),
+        "residuals": {f: family_log_residuals(fit, f) for f, fit in fits.items()},
         "reference_fp16_speedup": reference_speedups(),
         "scaling": fit_scaling(),
     }

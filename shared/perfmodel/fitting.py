@@ -29,7 +29,12 @@ MAX_FIXED_FRACTION = 0.9
 # The batch line is fitted on cards up to this size: Lambda's batch choices on 80 GB
 # cards grow faster than memory and would inflate m0, over-penalising 8-12 GB cards.
 MAX_BATCH_FIT_MEMORY_GB = 48.0
-N_FIXED = 4
+# theta = 4 share logits, log power threshold, then one offset per architecture.
+N_FIXED = 5
+POWER_INDEX = 4
+# Starting points of the power threshold (W per SM per GHz; RTX 6000 Ada 0.84, RTX 4090
+# 1.4, RTX 3090 2.5): min() makes the cost kinked, so the best of a few starts is kept.
+POWER_THRESHOLD_STARTS = (1.0, 1.5, 2.5)
 
 
 def family_workloads(family: str) -> tuple[str, ...]:
@@ -67,14 +72,16 @@ def _line_zero(pairs: Sequence[tuple[float, float]]) -> float:
     return float(min(max(zero, 0.0), MAX_FIXED_FRACTION * memory.min()))
 
 
-def _unpack(theta: np.ndarray, archs: Sequence[str]) -> tuple[dict[str, Shares], dict[str, float]]:
+def _unpack(
+    theta: np.ndarray, archs: Sequence[str]
+) -> tuple[dict[str, Shares], dict[str, float], float]:
     shares = {
         "fp16": Shares.from_logits(theta[0], theta[1]),
         "fp32": Shares.from_logits(theta[2], theta[3]),
     }
     offsets = {arch: float(theta[N_FIXED + i]) for i, arch in enumerate(archs)}
     offsets[REFERENCE_ARCH] = 0.0
-    return shares, offsets
+    return shares, offsets, float(math.exp(theta[POWER_INDEX]))
 
 
 def fit_time_params(
@@ -88,8 +95,8 @@ def fit_time_params(
     archs = sorted({catalog.by_id[p.gpu_id].architecture for p in points} - {REFERENCE_ARCH})
 
     def params_of(theta: np.ndarray) -> TimeParams:
-        shares, offsets = _unpack(theta, archs)
-        return TimeParams(shares, offsets, fixed, tuple(workloads))
+        shares, offsets, threshold = _unpack(theta, archs)
+        return TimeParams(shares, offsets, fixed, tuple(workloads), threshold)
 
     def residuals(theta: np.ndarray) -> np.ndarray:
         params = params_of(theta)
@@ -97,8 +104,15 @@ def fit_time_params(
         prior = [ARCH_PRIOR_WEIGHT * theta[N_FIXED + i] for i in range(len(archs))]
         return np.array(fit + prior)
 
-    start = np.zeros(N_FIXED + len(archs))
-    result = least_squares(residuals, start, method="trf")
+    best = None
+    for threshold in POWER_THRESHOLD_STARTS:
+        start = np.zeros(N_FIXED + len(archs))
+        start[POWER_INDEX] = math.log(threshold)
+        result = least_squares(residuals, start, method="trf")
+        if best is None or result.cost < best.cost:
+            best = result
+    assert best is not None
+    result = best
     fit_part = result.fun[: len(points)]
     return params_of(result.x), float(math.sqrt(np.mean(fit_part**2)))
 
@@ -108,3 +122,9 @@ def _log_error(params: TimeParams, gpu: GpuSpec, ref: GpuSpec, point: RatioPoint
     if predicted is None:
         return 0.0  # the data says it ran, the memory model disagrees: no gradient
     return math.log(predicted) - math.log(point.ratio)
+
+
+def parameter_count(params: TimeParams) -> int:
+    """Fitted numbers of a family fit: share logits, power threshold, arch offsets."""
+    offsets = [a for a in params.arch_log_factor if a != REFERENCE_ARCH]
+    return N_FIXED + len(offsets)

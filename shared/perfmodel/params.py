@@ -11,7 +11,7 @@ from typing import Any
 
 from shared.perfmodel.timemodel import Shares, TimeParams
 
-MODEL_VERSION = "calibrated-2026.11.1"
+MODEL_VERSION = "calibrated-2026.11.2"
 PARAMS_DIR = Path(__file__).parent / "params"
 
 
@@ -28,6 +28,9 @@ class ModelParams:
     scaling: dict[str, Any]
     # The reference GPU's measured fp16 / fp32 throughput, by family.
     reference_fp16_speedup: dict[str, float]
+    # In-sample log(measured / model) by family, data precision, GPU id: the source of
+    # the sibling correction for unmeasured GPUs (empty before 2026.11.2).
+    residuals: dict[str, dict[str, dict[str, float]]]
 
 
 def time_params_to_json(params: TimeParams) -> dict[str, Any]:
@@ -39,6 +42,7 @@ def time_params_to_json(params: TimeParams) -> dict[str, Any]:
         "arch_log_factor": params.arch_log_factor,
         "fixed_memory_gb": params.fixed_memory_gb,
         "workloads": list(params.workloads),
+        "power_threshold": params.power_threshold,
     }
 
 
@@ -47,7 +51,11 @@ def time_params_from_json(data: dict[str, Any]) -> TimeParams:
         p: Shares(s["bandwidth"], s["matmul"], s["vector"]) for p, s in data["shares"].items()
     }
     return TimeParams(
-        shares, data["arch_log_factor"], data["fixed_memory_gb"], tuple(data["workloads"])
+        shares,
+        data["arch_log_factor"],
+        data["fixed_memory_gb"],
+        tuple(data["workloads"]),
+        data.get("power_threshold"),
     )
 
 
@@ -61,6 +69,7 @@ def params_from_json(data: dict[str, Any]) -> ModelParams:
         measured=data["measured"],
         scaling=data["scaling"],
         reference_fp16_speedup=data["reference_fp16_speedup"],
+        residuals=data.get("residuals", {}),
     )
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from shared.perfmodel.evaluation import CvPoint, Summary, all_logo_points, all_summaries
+from shared.perfmodel.fitting import parameter_count
+from shared.perfmodel.lambda_data import ratio_points
 from shared.perfmodel.params import MODEL_VERSION, load_params
 
 TARGET_MEDIAN, TARGET_P90, TARGET_BASELINE_FRACTION = 0.10, 0.30, 0.5
@@ -41,13 +43,15 @@ def summary_table(summaries: list[Summary]) -> str:
 
 def points_table(points: list[CvPoint]) -> str:
     lines = [
-        "| GPU | family | precision | data | measured | predicted | error | bandwidth-only |",
-        "|---|---|---|---|---|---|---|---|",
+        "| GPU | family | precision | data | measured | predicted | error "
+        "| before sibling corr. | bandwidth-only |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for p in sorted(points, key=lambda q: (q.family, q.precision, q.measured)):
         lines.append(
             f"| {p.gpu_id} | {p.family} | {p.precision} | {p.generation} | {p.measured:.2f} "
-            f"| {p.predicted:.2f} | {p.predicted / p.measured - 1:+.0%} | {p.baseline:.2f} |"
+            f"| {p.predicted:.2f} | {p.predicted / p.measured - 1:+.0%} "
+            f"| {p.uncorrected / p.measured - 1:+.0%} | {p.baseline:.2f} |"
         )
     return "\n".join(lines) + "\n"
 
@@ -107,6 +111,27 @@ def scaling_table() -> str:
     return "\n".join(lines) + "\n"
 
 
+def parameter_table() -> str:
+    params = load_params()
+    lines = [
+        "| family | fitted parameters | workload points (both generations) | power threshold w0 |",
+        "|---|---|---|---|",
+    ]
+    for family, fit in sorted(params.families.items()):
+        count = sum(1 for p in ratio_points() if p.family == family)
+        lines.append(
+            f"| {family} | {parameter_count(fit)} (4 share logits, 1 power threshold, "
+            f"{parameter_count(fit) - 5} architecture offsets) | {count} "
+            f"| {fit.power_threshold:.2f} W per SM per GHz |"
+        )
+    return (
+        "\n".join(lines)
+        + "\n\nPlus, not fitted by least squares: the batch footprint m0 per workload and "
+        "precision (a line through Lambda's batch sizes), and the sibling correction (a "
+        "shrunken mean of the measured GPUs' residuals, rebuilt inside every fold).\n"
+    )
+
+
 def write_report(directory: Path, intro: str = "") -> list[Summary]:
     points = all_logo_points()
     summaries = all_summaries(points)
@@ -115,6 +140,8 @@ def write_report(directory: Path, intro: str = "") -> list[Summary]:
     body = (
         f"{intro}\n## Leave-one-GPU-out accuracy ({MODEL_VERSION})\n\n"
         + summary_table(summaries)
+        + "\n## Fitted parameters\n\n"
+        + parameter_table()
         + "\n## Multi-GPU scaling (fitted on Lambda v1)\n\n"
         + scaling_table()
         + "\n## Every held-out point\n\n"

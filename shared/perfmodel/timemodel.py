@@ -5,7 +5,13 @@ three shares, s_bw + s_mm + s_vec = 1 (memory traffic, matrix multiplies, the ot
 arithmetic), and every share scales with the matching speed of the GPU:
 
     tau(g) = s_bw * BW_ref / BW_g + s_mm * MM_ref / MM_g + s_vec * VEC_ref / VEC_g
-    ratio(g) = exp(arch[g.architecture]) * batch(g, w, p) / tau(g)
+    ratio(g) = exp(arch[g.architecture]) * batch(g, w, p) * clock(g) / clock(ref) / tau(g)
+
+`clock` is the sustained-clock factor of a power-limited chip: with the board power
+per SM per GHz of boost clock w = TDP / (SMs x boost GHz), a chip below the fitted
+threshold w0 cannot hold its boost clock, and since dynamic power grows ~ clock^3 it
+runs at clock = min(1, w / w0) ** (1/3) of it (every unit slows, so it scales the whole
+throughput). NVIDIA only: an AMD compute unit is not an SM.
 
 `batch` is the batch-size effect: Lambda runs every GPU at its largest batch, which
 grows with the memory left after the model's fixed footprint m0, and each doubling of
@@ -29,6 +35,11 @@ from shared.perfmodel.features import (
 
 # Below this much memory for the batch, a workload is treated as not fitting.
 MIN_BATCH_MEMORY_GB = 0.25
+# Dynamic power ~ clock^3 (voltage rises with clock): a power-limited chip's clock
+# scales as the cube root of the power it may draw per unit of silicon.
+POWER_CLOCK_EXPONENT = 1.0 / 3.0
+# Pseudo-observations of zero residual in the sibling correction (shrinkage).
+SIBLING_PRIOR_WEIGHT = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +64,23 @@ class TimeParams:
     # Memory (GB) not available for the batch, by workload and data precision.
     fixed_memory_gb: dict[str, dict[str, float]]
     workloads: tuple[str, ...] = field(default=())
+    # W per SM per GHz below which the clock drops (None: no power term, <= 2026.11.1).
+    power_threshold: float | None = None
+
+
+def power_density(gpu: GpuSpec) -> float | None:
+    """Board power per SM per GHz of boost clock (W); None where it is not defined."""
+    if gpu.vendor != "NVIDIA" or gpu.sm_count <= 0 or gpu.boost_clock_mhz <= 0:
+        return None
+    return gpu.tdp_w / (gpu.sm_count * gpu.boost_clock_mhz / 1000.0)
+
+
+def clock_factor(gpu: GpuSpec, threshold: float | None) -> float:
+    """Sustained fraction of the boost clock a power-limited chip holds (1 if not limited)."""
+    density = power_density(gpu)
+    if threshold is None or density is None:
+        return 1.0
+    return float(min(1.0, density / threshold) ** POWER_CLOCK_EXPONENT)
 
 
 def relative_time(gpu_rates: Rates, ref_rates: Rates, shares: Shares, byte_scale: float) -> float:
@@ -92,7 +120,8 @@ def workload_ratio(
     tau = relative_time(gpu_rates, ref_rates, params.shares[dprec], byte_scale)
     arch = params.arch_log_factor.get(gpu.architecture, 0.0)
     arch -= params.arch_log_factor.get(ref.architecture, 0.0)
-    return math.exp(arch) * batch / tau
+    clock = clock_factor(gpu, params.power_threshold) / clock_factor(ref, params.power_threshold)
+    return math.exp(arch) * batch * clock / tau
 
 
 def family_ratio(
@@ -110,3 +139,23 @@ def family_ratio(
         w for w in params.workloads if not fits_in_memory(gpu, params.fixed_memory_gb[w][dprec])
     )
     return math.exp(sum(logs) / len(logs)), too_big
+
+
+def sibling_group(gpu: GpuSpec) -> tuple[str, str, bool]:
+    """GPUs that share an architecture and a market segment share clock/power policy,
+    accumulate mode and memory type, so the model tends to miss them the same way
+    (GTX 16 cards, Turing without Tensor Cores, are not siblings of the RTX cards)."""
+    return (gpu.architecture, gpu.segment, gpu.has_tensor_cores)
+
+
+def sibling_log_correction(
+    gpu: GpuSpec, residuals: dict[str, float], groups: dict[str, tuple[str, str, bool]]
+) -> float:
+    """Shrunken mean log residual (measured / model) of the GPU's measured siblings.
+
+    `residuals` are by GPU id, `groups` the sibling group of each of those ids. One
+    pseudo-observation of 0 shrinks the mean (a lone sibling passes half its residual on).
+    """
+    own = sibling_group(gpu)
+    values = [r for gpu_id, r in residuals.items() if gpu_id != gpu.id and groups[gpu_id] == own]
+    return sum(values) / (len(values) + SIBLING_PRIOR_WEIGHT) if values else 0.0

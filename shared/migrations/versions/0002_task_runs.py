@@ -8,9 +8,7 @@ Create Date: 2026-11-29 18:21:28.395520
 from collections.abc import Sequence
 
 import sqlalchemy as sa
-import sqlmodel
 from alembic import op
-
 
 revision: str = "0002"
 down_revision: str | None = "0001"
@@ -23,12 +21,12 @@ def upgrade() -> None:
     op.create_table(
         "task_run",
         sa.Column("id", sa.Integer(), nullable=False),
-        sa.Column("task_id", sqlmodel.sql.sqltypes.AutoString(length=64), nullable=False),
-        sa.Column("name", sqlmodel.sql.sqltypes.AutoString(length=128), nullable=False),
-        sa.Column("args", sqlmodel.sql.sqltypes.AutoString(length=4096), nullable=False),
-        sa.Column("status", sqlmodel.sql.sqltypes.AutoString(length=16), nullable=False),
+        sa.Column("task_id", sa.String(length=64), nullable=False),
+        sa.Column("name", sa.String(length=128), nullable=False),
+        sa.Column("args", sa.String(length=4096), nullable=False),
+        sa.Column("status", sa.String(length=16), nullable=False),
         sa.Column("attempts", sa.Integer(), nullable=False),
-        sa.Column("error", sqlmodel.sql.sqltypes.AutoString(length=4096), nullable=True),
+        sa.Column("error", sa.String(length=4096), nullable=True),
         sa.Column("started_at", sa.DateTime(timezone=True), nullable=False),
         sa.Column("finished_at", sa.DateTime(timezone=True), nullable=True),
         sa.PrimaryKeyConstraint("id"),

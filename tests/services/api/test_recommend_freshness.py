@@ -28,7 +28,7 @@ def test_a_recompute_reaches_the_next_answer_despite_the_answer_cache(backend, t
         _add_price_and_recompute(url, "800", day=1)
         settings = make_settings(url, tmp_path, load_bundled_data=False)
         with TestClient(create_app(settings)) as client:
-            params = {"task": "cv", "memory_gb": 24}
+            params: dict[str, str | int] = {"task": "cv", "memory_gb": 24}
             first = client.get("/recommend", params=params).json()
             assert client.get("/recommend", params=params).json() == first
             assert first["results"][0]["price"]["usd"] == "800.00"

@@ -1,19 +1,37 @@
 from __future__ import annotations
 
-from shared.perfmodel.evaluation import all_logo_points, all_summaries
+import pytest
+
+from shared.perfmodel.evaluation import CvPoint, all_logo_points, all_summaries
 from shared.perfmodel.report import meets_targets
 
 
-def test_logo_beats_or_matches_bandwidth_baseline():
-    summaries = all_summaries(all_logo_points())
+@pytest.fixture(scope="module")
+def points() -> list[CvPoint]:
+    return all_logo_points()
+
+
+def test_logo_beats_or_matches_bandwidth_baseline(points):
+    summaries = all_summaries(points)
     assert len(summaries) == 4
     for s in summaries:
         assert s.count >= 12
-        # The numbers in docs/model/report.md, with a little slack.
-        assert s.median <= 0.11
-        assert s.p90 <= 0.35
-        assert s.spearman >= 0.85
-        assert s.median <= s.baseline_median * 1.1
+        # The numbers in docs/model/report.md (medians 5-8.4 %, p90 13-30 %), with slack.
+        assert s.median <= 0.095
+        assert s.p90 <= 0.31
+        assert s.spearman >= 0.9
+        assert s.median <= s.baseline_median * 0.8
         assert isinstance(meets_targets(s), list)
     nlp = [s for s in summaries if s.family == "nlp"]
     assert all(s.median <= 0.5 * s.baseline_median for s in nlp)
+
+
+def test_sibling_correction_never_uses_the_held_out_gpu(points):
+    # The Ada cards have no measured sibling of their own segment once held out, so
+    # their held-out prediction is the bare model; Titan RTX and RTX 2080 Ti
+    # (Turing consumer) correct each other.
+    for p in points:
+        if p.gpu_id in ("rtx-4090", "rtx-6000-ada", "rtx-a6000", "quadro-rtx-8000"):
+            assert p.predicted == pytest.approx(p.uncorrected)
+    titan = [p for p in points if p.gpu_id == "titan-rtx"]
+    assert titan and all(p.predicted != pytest.approx(p.uncorrected) for p in titan)
