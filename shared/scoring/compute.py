@@ -13,8 +13,8 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import delete, func, insert
-from sqlmodel import Session, select
+from sqlalchemy import Integer, cast, delete, func, insert
+from sqlmodel import Session, col, select
 
 from shared.catalog.specs import GpuSpec, load_catalog
 from shared.models import PriceObservation, Score, ScoreState
@@ -53,16 +53,18 @@ def recompute_scores(
     unknown = [i for i in ids if i not in catalog.by_id]
     if unknown:
         raise ValueError(f"unknown gpu ids: {unknown}")
-    state = _lock_state(session, model.version)
-    if state.model_version != model.version:
+    current = session.get(ScoreState, 1)
+    if current is not None and current.model_version != model.version:
         # Rows from another model version must not mix with these: redo every GPU.
         ids = tuple(catalog.ids)
-    observations = _observations_by_gpu(session, ids)
+    # The expensive part runs before the lock, so recomputes of different GPUs overlap;
+    # if prices of these GPUs changed meanwhile, the rows are redone under the lock.
+    seen = _watermark(session, ids)
+    rows = _compute_rows(session, ids, model, settings)
+    state = _lock_state(session, model.version)
+    if _watermark(session, ids) != seen:
+        rows = _compute_rows(session, ids, model, settings)
     now = datetime.now(UTC)
-    rows: list[dict[str, Any]] = []
-    for gpu_id in ids:
-        gpu = catalog.by_id[gpu_id]
-        rows.extend(_gpu_rows(gpu, observations.get(gpu_id, []), model, settings, now))
     session.execute(delete(Score).where(Score.gpu_id.in_(ids)))  # type: ignore[attr-defined]
     if midway is not None:
         midway()
@@ -79,6 +81,28 @@ def recompute_scores(
     session.add(state)
     session.flush()
     return RecomputeResult(ids, len(rows), state.revision, model.version)
+
+
+def _compute_rows(
+    session: Session, ids: Sequence[str], model: PerformanceModel, settings: Settings
+) -> list[dict[str, Any]]:
+    catalog = load_catalog()
+    observations = _observations_by_gpu(session, ids)
+    now = datetime.now(UTC)
+    rows: list[dict[str, Any]] = []
+    for gpu_id in ids:
+        gpu = catalog.by_id[gpu_id]
+        rows.extend(_gpu_rows(gpu, observations.get(gpu_id, []), model, settings, now))
+    return rows
+
+
+def _watermark(session: Session, ids: Sequence[str]) -> tuple[Any, ...]:
+    """Changes whenever a price of these GPUs is added or quarantined."""
+    quarantined = func.sum(cast(col(PriceObservation.quarantined), Integer))
+    query = select(func.max(PriceObservation.id), func.count(), quarantined).where(
+        col(PriceObservation.gpu_id).in_(ids)
+    )
+    return tuple(session.exec(query).one())
 
 
 def _lock_state(session: Session, version: str) -> ScoreState:
