@@ -23,6 +23,7 @@ from sqlalchemy import text
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from shared.bootstrap import prepare_database  # noqa: E402
+from shared.catalog.specs import load_catalog  # noqa: E402
 from shared.db import make_engine, session_scope  # noqa: E402
 from shared.events import QUEUES, RECOMPUTE_SCORES  # noqa: E402
 from shared.scoring.compute import recompute_scores  # noqa: E402
@@ -73,15 +74,14 @@ def full_recompute_seconds(url: str, runs: int = 3) -> float:
 def recompute_throughput(
     url: str, env: dict[str, str], logs: Path, concurrency: int, tasks: int
 ) -> float:
-    worker = Service(
-        f"bench-worker-{concurrency}",
-        f"celery -A services.worker.celery_app worker -Q compute --concurrency {concurrency} -n b{concurrency}@%h",
-        env,
-        logs,
-    ).start()
+    command = (
+        "celery -A services.worker.celery_app worker -Q compute "
+        f"--concurrency {concurrency} -n b{concurrency}@%h"
+    )
+    worker = Service(f"bench-worker-{concurrency}", command, env, logs).start()
     engine = make_engine(url)
     client = Celery("bench", broker=env["GPU_ADVISOR_BROKER_URL"])
-    ids = [g for g in __import__("shared.catalog.specs", fromlist=["x"]).load_catalog().ids]
+    ids = load_catalog().ids
     try:
         time.sleep(3)  # let the worker processes boot before the clock starts
         with engine.begin() as conn:
@@ -146,20 +146,20 @@ def main() -> None:
         wait_for(lambda: httpx.get(f"{base}/health").json()["broker"] == "ok", 60, "api")
         time.sleep(3)
         latencies = price_to_recommend(base, args.changes)
+        p50, p95 = statistics.median(latencies) * 1000, percentile(latencies, 0.95) * 1000
         print(
-            f"price -> /recommend over {len(latencies)} changes: p50 {statistics.median(latencies) * 1000:.0f} ms, "
-            f"p95 {percentile(latencies, 0.95) * 1000:.0f} ms, max {max(latencies) * 1000:.0f} ms"
+            f"price -> /recommend over {len(latencies)} changes: p50 {p50:.0f} ms, "
+            f"p95 {p95:.0f} ms, max {max(latencies) * 1000:.0f} ms"
         )
         for service in services[1:]:
             service.stop()
-        print(
-            f"full recompute of the catalog (PostgreSQL, median of 3): {full_recompute_seconds(url):.2f} s"
-        )
+        seconds = full_recompute_seconds(url)
+        print(f"full recompute of the catalog (PostgreSQL, median of 3): {seconds:.2f} s")
         one = recompute_throughput(url, env, logs, 1, args.tasks)
         two = recompute_throughput(url, env, logs, 2, args.tasks)
         print(
-            f"recompute_scores (3 GPUs each): 1 process {one:.1f} tasks/s, 2 processes {two:.1f} tasks/s, "
-            f"ratio {two / one:.2f}"
+            f"recompute_scores (3 GPUs each): 1 process {one:.1f} tasks/s, "
+            f"2 processes {two:.1f} tasks/s, ratio {two / one:.2f}"
         )
     finally:
         for service in services:
