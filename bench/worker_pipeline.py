@@ -14,6 +14,7 @@ import sys
 import tempfile
 import time
 from decimal import Decimal
+from functools import partial
 from pathlib import Path
 
 import httpx
@@ -42,7 +43,11 @@ def rtx_3090_used_n(base: str) -> int:
         f"{base}/recommend",
         params={"task": "cv", "memory_gb": 24, "condition": "used", "limit": 100},
     ).json()
-    return next(r["price"]["n"] for r in body["results"] if r["gpu"]["id"] == "rtx-3090")
+    return int(next(r["price"]["n"] for r in body["results"] if r["gpu"]["id"] == "rtx-3090"))
+
+
+def _shows_n(base: str, n: int) -> bool:
+    return rtx_3090_used_n(base) == n
 
 
 def price_to_recommend(base: str, changes: int) -> list[float]:
@@ -54,7 +59,7 @@ def price_to_recommend(base: str, changes: int) -> list[float]:
             record_price(session, PriceInput("rtx-3090", Decimal(600 + i), "used", "bench"))
         committed = time.perf_counter()
         # The market price is the median of the newest window: n counts the new price in.
-        wait_for(lambda i=i: rtx_3090_used_n(base) == i + 1, 30, "updated answer", interval=0.005)
+        wait_for(partial(_shows_n, base, i + 1), 30, "updated answer", interval=0.005)
         latencies.append(time.perf_counter() - committed)
     return latencies
 

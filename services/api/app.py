@@ -13,8 +13,10 @@ from services.api import errors, metrics
 from services.api.gpus.router import router as gpus_router
 from services.api.health.router import router as health_router
 from services.api.model.router import router as model_router
+from services.api.prices.router import router as prices_router
 from services.api.recommend.router import router as recommend_router
 from services.api.recommend.service import ResponseCache, ScoreCache
+from services.api.sources.router import router as sources_router
 from shared.bootstrap import prepare_database
 from shared.db import make_engine
 from shared.settings import Settings, get_settings
@@ -52,4 +54,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(recommend_router)
     app.include_router(gpus_router)
     app.include_router(model_router)
+    app.include_router(prices_router)
+    app.include_router(sources_router)
     return app

@@ -11,6 +11,7 @@ import typer
 from services.cli.match import match_titles
 from services.cli.model import app as model_app
 from services.cli.prices import app as prices_app
+from services.cli.scrape import scrape
 from shared.settings import get_settings
 
 app = typer.Typer(
@@ -20,6 +21,7 @@ db_app = typer.Typer(help="Database schema and bundled data.", no_args_is_help=T
 app.add_typer(db_app, name="db")
 app.add_typer(model_app, name="model")
 app.add_typer(prices_app, name="prices")
+app.command("scrape")(scrape)
 app.command("match-titles", help="Match listing titles (one per line on stdin) to GPU ids.")(
     match_titles
 )

@@ -53,3 +53,12 @@ class ParseError(Exception):
 
 class LayoutChanged(ParseError):
     """A page that should hold listings lacks the results container: the site changed."""
+
+
+class SourceNotConfigured(Exception):
+    """A source that needs credentials or settings it does not have; skipped, not retried."""
+
+    def __init__(self, source: str, reason: str) -> None:
+        super().__init__(f"{source}: {reason}")
+        self.source = source
+        self.reason = reason

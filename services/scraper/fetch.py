@@ -98,8 +98,11 @@ class _CachedPage:
         return {name: value for name, value in found.items() if value}
 
 
-class _PageCache:
-    """Last good body per URL with its validators, least recently used evicted first."""
+class PageCache:
+    """Last good body per URL with its validators, least recently used evicted first.
+
+    Pass one to several fetchers in turn (one per run) to revalidate across runs.
+    """
 
     def __init__(self, max_entries: int) -> None:
         self._max = max_entries
@@ -138,6 +141,7 @@ class Fetcher:
         sleep: Sleep = asyncio.sleep,
         now: WallClock = utc_now,
         rng: random.Random | None = None,
+        page_cache: PageCache | None = None,
     ) -> None:
         self._settings = settings
         self._clock = clock
@@ -159,7 +163,9 @@ class Fetcher:
         self._hosts: dict[str, _Host] = {}
         self._robots: dict[str, RobotsPolicy] = {}
         self._robots_locks: dict[str, asyncio.Lock] = {}
-        self._pages = _PageCache(settings.conditional_cache_entries)
+        self._pages = (
+            page_cache if page_cache is not None else PageCache(settings.conditional_cache_entries)
+        )
         self.stats = FetchStats()
 
     async def __aenter__(self) -> Fetcher:

@@ -22,6 +22,20 @@ T = TypeVar("T")
 MATCHED = "matched"
 CENT = Decimal("0.01")
 
+# Listing condition -> stored condition. Open-box cards are returns sold below new: a
+# second-hand price, so "used".
+STORED_CONDITIONS = {
+    Condition.NEW: "new",
+    Condition.USED: "used",
+    Condition.REFURBISHED: "refurbished",
+    Condition.OPEN_BOX: "used",
+}
+# Stored condition -> the market group its recent median is taken over.
+MARKET_GROUPS = {"new": "new", "used": "used", "refurbished": "used"}
+
+# (gpu id, market group) -> recent median unit price in USD.
+MedianKey = tuple[str, str]
+
 
 class TitleMatch(Protocol):
     """The matcher's verdict on a title; `reason` is "matched" or a rejection code."""
@@ -48,6 +62,12 @@ class PricedListing:
     unit_price_usd: Decimal
     # False when the page showed no shipping cost: the unit price is then a lower bound.
     shipping_known: bool
+    # "new", "used" or "refurbished", as stored.
+    condition: str
+
+    @property
+    def median_key(self) -> MedianKey:
+        return (self.gpu_id, MARKET_GROUPS[self.condition])
 
 
 @dataclass(frozen=True)
@@ -120,26 +140,36 @@ class PipelineResult:
     stats: PipelineStats
 
 
+MedianLookup = Callable[[set[MedianKey]], Mapping[MedianKey, Decimal]]
+
+
 def run(
     listings: Iterable[RawListing],
     matcher: TitleMatcher,
     bounds: PriceBounds,
-    recent_medians: Mapping[str, Decimal],
+    recent_medians: Mapping[MedianKey, Decimal] | MedianLookup,
 ) -> PipelineResult:
+    """All stages; `recent_medians` may be a lookup called with the keys the batch needs."""
     raw = list(listings)
     stats = PipelineStats(seen=len(raw))
     normalized = normalize(raw, matcher)
+    if callable(recent_medians):
+        recent_medians = recent_medians({item.median_key for item in normalized.kept})
     validated = validate(normalized.kept, bounds, recent_medians)
     unique = dedupe(validated.accepted)
-    drops = normalized.dropped + validated.dropped + unique.dropped
+    # Quarantined prices are stored too, so they need deduping like the accepted ones.
+    held = dedupe(q.item for q in validated.quarantined)
+    kept_held = {id(item) for item in held.kept}
+    quarantined = [q for q in validated.quarantined if id(q.item) in kept_held]
+    drops = normalized.dropped + validated.dropped + unique.dropped + held.dropped
     stats.record(drops)
-    stats.quarantined.update(q.reason for q in validated.quarantined)
+    stats.quarantined.update(q.reason for q in quarantined)
     stats.accepted = len(unique.kept)
-    return PipelineResult(unique.kept, validated.quarantined, drops, stats)
+    return PipelineResult(unique.kept, quarantined, drops, stats)
 
 
 def normalize(listings: Iterable[RawListing], matcher: TitleMatcher) -> StageResult[PricedListing]:
-    """Match each title and price it as USD per unit (price + shipping) / quantity."""
+    """Match each title and price it as USD per unit: (price + shipping) / quantity."""
     kept: list[PricedListing] = []
     dropped: list[Drop] = []
     for listing in listings:
@@ -175,6 +205,8 @@ def _unpriceable(listing: RawListing) -> str | None:
         return "for_parts"
     if listing.in_stock is False:
         return "out_of_stock"
+    if listing.condition not in STORED_CONDITIONS:
+        return "unknown_condition"
     if listing.price.currency != "USD":
         return "non_usd_currency"  # no FX conversion here; the source should be USD
     if listing.shipping is not None and listing.shipping.currency != "USD":
@@ -187,11 +219,15 @@ def _priced(listing: RawListing, gpu_id: str, quantity: int) -> PricedListing:
     shipping = listing.shipping.amount if listing.shipping is not None else Decimal(0)
     total = listing.price.amount + shipping
     unit = (total / quantity).quantize(CENT, rounding=ROUND_HALF_UP)
-    return PricedListing(listing, gpu_id, quantity, total, unit, listing.shipping is not None)
+    condition = STORED_CONDITIONS[listing.condition]
+    known = listing.shipping is not None
+    return PricedListing(listing, gpu_id, quantity, total, unit, known, condition)
 
 
 def validate(
-    items: Iterable[PricedListing], bounds: PriceBounds, recent_medians: Mapping[str, Decimal]
+    items: Iterable[PricedListing],
+    bounds: PriceBounds,
+    recent_medians: Mapping[MedianKey, Decimal],
 ) -> ValidationResult:
     accepted: list[PricedListing] = []
     quarantined: list[Quarantined] = []
@@ -201,7 +237,7 @@ def validate(
         if reason is not None:
             dropped.append(Drop("validate", reason, item.listing, str(item.unit_price_usd)))
             continue
-        held = _quarantine(item, recent_medians.get(item.gpu_id), bounds.quarantine_factor)
+        held = _quarantine(item, recent_medians.get(item.median_key), bounds.quarantine_factor)
         if held is not None:
             quarantined.append(held)
         else:
@@ -230,14 +266,19 @@ def _quarantine(item: PricedListing, median: Decimal | None, factor: Decimal) ->
 
 
 def dedupe(items: Iterable[PricedListing]) -> StageResult[PricedListing]:
-    """First occurrence of each (source, listing_id) wins (pages overlap while paging)."""
-    seen: set[tuple[str, str]] = set()
+    """First occurrence of each listing wins (pages and search terms overlap).
+
+    A listing is (source, listing id, active or sold): a sold record of an item is a
+    different fact from its asking price.
+    """
+    seen: set[tuple[str, str, str]] = set()
     kept: list[PricedListing] = []
     dropped: list[Drop] = []
     for item in items:
-        key = (item.listing.source, item.listing.listing_id)
+        listing = item.listing
+        key = (listing.source, listing.listing_id, listing.listing_type.value)
         if key in seen:
-            dropped.append(Drop("dedupe", "duplicate", item.listing, key[1]))
+            dropped.append(Drop("dedupe", "duplicate", listing, listing.listing_id))
         else:
             seen.add(key)
             kept.append(item)

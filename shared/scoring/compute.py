@@ -7,7 +7,7 @@ same transaction, so a reader sees either the old or the new ranking, never a mi
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -24,6 +24,7 @@ from shared.pricing.market import MarketPrice, cheapest, market_price
 from shared.pricing.system_cost import system_cost
 from shared.scoring.tasks import PRECISION_NAMES, SCORE_CONDITIONS, TASKS
 from shared.settings import Settings, get_settings
+from shared.sources_model import last_successes, stale_source_names
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,11 +89,13 @@ def _compute_rows(
 ) -> list[dict[str, Any]]:
     catalog = load_catalog()
     observations = _observations_by_gpu(session, ids)
+    health = SourceHealth.read(session)
     now = datetime.now(UTC)
     rows: list[dict[str, Any]] = []
     for gpu_id in ids:
         gpu = catalog.by_id[gpu_id]
-        rows.extend(_gpu_rows(gpu, observations.get(gpu_id, []), model, settings, now))
+        prices = gpu_prices(observations.get(gpu_id, []), settings.market_window_days, health)
+        rows.extend(_gpu_rows(gpu, prices, model, settings, now))
     return rows
 
 
@@ -126,22 +129,43 @@ def _observations_by_gpu(session: Session, ids: Sequence[str]) -> dict[str, list
     return grouped
 
 
+@dataclass(frozen=True, slots=True)
+class SourceHealth:
+    """What the market price needs to know about the scrape sources."""
+
+    stale: frozenset[str] = frozenset()
+    last_runs: Mapping[str, datetime] | None = None
+
+    @classmethod
+    def read(cls, session: Session) -> SourceHealth:
+        return cls(stale_source_names(session), last_successes(session))
+
+
 def gpu_prices(
-    observations: Sequence[PriceObservation], window_days: int
+    observations: Sequence[PriceObservation],
+    window_days: int,
+    health: SourceHealth = SourceHealth(),
 ) -> dict[str, MarketPrice | None]:
-    new = market_price(observations, "new", window_days)
-    used = market_price(observations, "used", window_days)
-    return {"new": new, "used": used, "any": cheapest([new, used])}
+    prices = {
+        condition: market_price(
+            observations,
+            condition,
+            window_days,
+            stale_sources=health.stale,
+            last_runs=health.last_runs,
+        )
+        for condition in ("new", "used")
+    }
+    return {**prices, "any": cheapest(prices.values())}
 
 
 def _gpu_rows(
     gpu: GpuSpec,
-    observations: Sequence[PriceObservation],
+    prices: Mapping[str, MarketPrice | None],
     model: PerformanceModel,
     settings: Settings,
     now: datetime,
 ) -> list[dict[str, Any]]:
-    prices = gpu_prices(observations, settings.market_window_days)
     if not any(prices.values()):
         return []
     base = system_cost(gpu, 1, settings)

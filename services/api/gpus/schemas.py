@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date, datetime
 from decimal import Decimal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 
 class GpuSummary(BaseModel):
@@ -31,6 +31,16 @@ class GpuPage(BaseModel):
     items: list[GpuSummary]
 
 
+class SourcePriceOut(BaseModel):
+    source: str
+    usd: Decimal
+    n: int
+    low_usd: Decimal
+    high_usd: Decimal
+    observed_at: datetime
+    stale: bool
+
+
 class PriceSummary(BaseModel):
     usd: Decimal
     condition: str
@@ -41,6 +51,14 @@ class PriceSummary(BaseModel):
     low_usd: Decimal
     high_usd: Decimal
     method: str
+    basis: str = Field(description="sold or asking for scraped prices, else the kind")
+    sold_n: int
+    probable_sales: int
+    outliers_removed: int
+    iqr_usd: Decimal
+    oldest_at: datetime | None
+    stale: bool
+    by_source: list[SourcePriceOut]
 
 
 class CloudPrice(BaseModel):

@@ -11,7 +11,7 @@ from services.api.gpus.schemas import CloudPrice, GpuDetail, GpuSummary, PriceSu
 from shared.catalog.specs import GpuSpec
 from shared.models import CloudOffer, PriceObservation
 from shared.pricing.market import MarketPrice, market_price
-from shared.scoring.compute import gpu_prices
+from shared.scoring.compute import SourceHealth, gpu_prices
 
 PROVENANCE_FIELDS = ("sources", "notes")
 
@@ -75,7 +75,10 @@ def detail(session: Session, spec: GpuSpec, window_days: int) -> GpuDetail:
         name=spec.name,
         specs=spec_fields,
         provenance={"sources": spec.sources, "notes": spec.notes, "catalog": "gpu_catalog.csv"},
-        market_prices={k: _price(v) for k, v in gpu_prices(observations, window_days).items()},
+        market_prices={
+            k: _price(v)
+            for k, v in gpu_prices(observations, window_days, SourceHealth.read(session)).items()
+        },
         latest_by_kind=latest_by_kind,
         cloud=_cloud_prices(session, spec.id),
     )

@@ -1,35 +1,18 @@
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
-from services.scraper.settings import ScraperSettings
+from shared.db import make_engine, migrate
+from tests.conftest import _drop_postgres_database, new_database
+from tests.conftest import make_settings as make_app_settings
 from tests.services.scraper.fixture_server import FixtureServer
+from tests.services.scraper.scrape_env import ScrapeEnv, route_all, scraper_settings
+from tests.services.scraper.support import WALL_START, FakeClock, make_settings
 
-WALL_START = datetime(2026, 10, 21, 7, 27, 53, tzinfo=UTC)
-
-
-class FakeClock:
-    """Monotonic clock, wall clock and sleep in one: sleeping advances time instantly."""
-
-    def __init__(self, start: float = 1000.0) -> None:
-        self.start = start
-        self.now = start
-        self.sleeps: list[float] = []
-
-    def __call__(self) -> float:
-        return self.now
-
-    def wall(self) -> datetime:
-        return WALL_START + timedelta(seconds=self.now - self.start)
-
-    async def sleep(self, seconds: float) -> None:
-        self.sleeps.append(seconds)
-        self.now += seconds
-        await asyncio.sleep(0)
+__all__ = ["WALL_START", "FakeClock", "make_settings"]
 
 
 @pytest.fixture
@@ -47,16 +30,22 @@ def clock() -> FakeClock:
     return FakeClock()
 
 
-def make_settings(**overrides: object) -> ScraperSettings:
-    """Fast, deterministic defaults for tests; env vars are not read."""
-    values: dict[str, object] = {
-        "per_host_delay_s": 0.0,
-        "connect_timeout_s": 1.0,
-        "read_timeout_s": 1.0,
-        "max_retries": 2,
-        "backoff_base_s": 1.0,
-        "backoff_cap_s": 8.0,
-        "max_retry_after_s": 60.0,
-    }
-    values.update(overrides)
-    return ScraperSettings.model_validate(values)
+@pytest.fixture
+def scrape_env(
+    backend: str, tmp_path: Path, server: FixtureServer, clock: FakeClock, monkeypatch
+) -> Iterator[ScrapeEnv]:
+    """A fresh migrated database, every source routed on the fixture server, and
+    recomputes that run inline after each commit against this database."""
+    url, pg_name = new_database(backend, tmp_path)
+    migrate(url)
+    engine = make_engine(url)
+    # The recompute job opens its own session on the default engine: point it here.
+    monkeypatch.setattr("shared.db.get_engine", lambda: engine)
+    route_all(server)
+    settings = make_app_settings(url, tmp_path, inprocess_mode="eager", load_bundled_data=False)
+    try:
+        yield ScrapeEnv(server, engine, settings, clock, scraper_settings(server))
+    finally:
+        engine.dispose()
+        if pg_name:
+            _drop_postgres_database(pg_name)

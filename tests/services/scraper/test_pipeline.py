@@ -106,7 +106,7 @@ def test_validate_bounds_and_quarantine_against_recent_median() -> None:
         ],
         matcher,
     ).kept
-    result = validate(items, BOUNDS, {"rtx-4090": Decimal("1700")})
+    result = validate(items, BOUNDS, {("rtx-4090", "used"): Decimal("1700")})
     assert [i.listing.listing_id for i in result.accepted] == ["ok"]
     assert [(d.ref, d.reason) for d in result.dropped] == [
         ("ebay:cheap", "below_minimum_price"),
@@ -146,7 +146,7 @@ def test_run_counts_every_outcome_by_reason() -> None:
         listing("3", price=None, price_issue="price_range"),
         listing("4", price=Money(Decimal("100"), "USD"), shipping=None),
     ]
-    result = run(batch, matcher, BOUNDS, {"rtx-4090": Decimal("1650")})
+    result = run(batch, matcher, BOUNDS, {("rtx-4090", "used"): Decimal("1650")})
     assert [i.listing.listing_id for i in result.accepted] == ["1"]
     assert result.stats.seen == 5
     assert result.stats.accepted == 1

@@ -12,7 +12,15 @@ from tests.factories import make_observation
 
 def snapshot(session):
     return sorted(
-        (s.gpu_id, s.task, s.precision, s.condition, s.relative_performance, s.price_usd, s.perf_per_dollar)
+        (
+            s.gpu_id,
+            s.task,
+            s.precision,
+            s.condition,
+            s.relative_performance,
+            s.price_usd,
+            s.perf_per_dollar,
+        )
         for s in session.exec(select(Score))
     )
 

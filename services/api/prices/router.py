@@ -1,0 +1,55 @@
+"""GET /gpus/{id}/prices: the dated, sourced price history behind a GPU's market price."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated
+
+from fastapi import APIRouter, HTTPException, Query
+
+from services.api.deps import SessionDep, SettingsDep
+from services.api.prices import service
+from services.api.prices.schemas import ConditionFilter, PriceHistory
+from shared.catalog.aliases import resolve_alias
+
+router = APIRouter(tags=["prices"])
+
+
+@router.get("/gpus/{gpu_id}/prices", response_model=PriceHistory)
+def get_prices(
+    gpu_id: str,
+    session: SessionDep,
+    settings: SettingsDep,
+    condition: Annotated[
+        ConditionFilter | None, Query(description="'used' includes refurbished")
+    ] = None,
+    source: Annotated[
+        str | None,
+        Query(max_length=128, description="e.g. 'ebay' (with its sold records) or 'ebay:sold'"),
+    ] = None,
+    since: Annotated[datetime | None, Query(description="ISO 8601; UTC when no offset")] = None,
+    limit: Annotated[int, Query(ge=1, le=500)] = 100,
+    offset: Annotated[int, Query(ge=0)] = 0,
+) -> PriceHistory:
+    resolved = resolve_alias(gpu_id)
+    if resolved is None:
+        raise HTTPException(
+            status_code=404,
+            detail={
+                "message": f"gpu_id: unknown GPU {gpu_id!r}; GET /gpus lists the valid ids",
+                "field": "gpu_id",
+            },
+        )
+    if since is not None and since.tzinfo is None:
+        since = since.replace(tzinfo=UTC)
+    return service.history(
+        session,
+        resolved,
+        condition=condition,
+        source=source,
+        since=since,
+        limit=limit,
+        offset=offset,
+        window_days=settings.market_window_days,
+        now=datetime.now(UTC),
+    )

@@ -1,0 +1,160 @@
+"""Price history of one GPU, and its market price as the scorer sees it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from sqlalchemy import func, or_
+from sqlalchemy.sql.elements import ColumnElement
+from sqlmodel import Session, col, select
+
+from services.api.errors import InvalidParameter
+from services.api.prices.schemas import (
+    MarketOut,
+    PriceHistory,
+    PricePoint,
+    SourceMarketOut,
+)
+from shared.models import PriceObservation
+from shared.pricing.market import CONDITION_GROUPS, SOLD_SUFFIX, MarketPrice, market_price
+from shared.sources_model import last_successes, stale_source_names
+
+SECONDS_PER_DAY = 86400
+
+
+def history(
+    session: Session,
+    gpu_id: str,
+    *,
+    condition: str | None,
+    source: str | None,
+    since: datetime | None,
+    limit: int,
+    offset: int,
+    window_days: int,
+    now: datetime,
+) -> PriceHistory:
+    if source is not None:
+        _check_source(session, gpu_id, source)
+    where = _filters(gpu_id, condition, source, since)
+    total = session.exec(select(func.count()).select_from(PriceObservation).where(*where)).one()
+    query = (
+        select(PriceObservation)
+        .where(*where)
+        .order_by(col(PriceObservation.observed_at).desc(), col(PriceObservation.id).desc())
+        .offset(offset)
+        .limit(limit)
+    )
+    items = [_point(o) for o in session.exec(query)]
+    return PriceHistory(
+        gpu_id=gpu_id,
+        market=market(session, gpu_id, window_days, now),
+        total=total,
+        limit=limit,
+        offset=offset,
+        items=items,
+    )
+
+
+def _filters(
+    gpu_id: str, condition: str | None, source: str | None, since: datetime | None
+) -> list[ColumnElement[bool]]:
+    where: list[ColumnElement[bool]] = [col(PriceObservation.gpu_id) == gpu_id]
+    if condition is not None:
+        conditions = CONDITION_GROUPS.get(condition, (condition,))
+        where.append(col(PriceObservation.condition).in_(conditions))
+    if source is not None:
+        # A scraper source name covers its sold records too ("ebay" -> "ebay:sold").
+        where.append(
+            or_(
+                col(PriceObservation.source) == source,
+                col(PriceObservation.source) == source + SOLD_SUFFIX,
+            )
+        )
+    if since is not None:
+        where.append(col(PriceObservation.observed_at) >= since)
+    return where
+
+
+def _check_source(session: Session, gpu_id: str, source: str) -> None:
+    query = select(PriceObservation.source).where(PriceObservation.gpu_id == gpu_id).distinct()
+    known = sorted(set(session.exec(query)))
+    if source in known or source + SOLD_SUFFIX in known:
+        return
+    raise InvalidParameter(
+        "source", f"no prices of {gpu_id} from {source!r}; valid: {', '.join(known)}", known
+    )
+
+
+def _point(o: PriceObservation) -> PricePoint:
+    return PricePoint(
+        observed_at=o.observed_at,
+        usd=o.price_usd,
+        price=o.price,
+        currency=o.currency,
+        condition=o.condition,
+        kind=o.kind,
+        source=o.source,
+        url=o.url,
+        listing_id=o.listing_id,
+        title=o.title,
+        quantity=o.quantity,
+        quarantined=o.quarantined,
+    )
+
+
+def market(
+    session: Session, gpu_id: str, window_days: int, now: datetime
+) -> dict[str, MarketOut | None]:
+    """Market price per condition, leaving out stale sources when fresh ones have prices."""
+    query = select(PriceObservation).where(
+        PriceObservation.gpu_id == gpu_id,
+        col(PriceObservation.quarantined).is_(False),
+    )
+    observations: Sequence[PriceObservation] = session.exec(query).all()
+    stale = stale_source_names(session)
+    runs = last_successes(session)
+    return {
+        condition: _market_out(
+            market_price(observations, condition, window_days, stale_sources=stale, last_runs=runs),
+            now,
+        )
+        for condition in CONDITION_GROUPS
+    }
+
+
+def _market_out(price: MarketPrice | None, now: datetime) -> MarketOut | None:
+    if price is None:
+        return None
+    return MarketOut(
+        usd=price.usd,
+        condition=price.condition,
+        kind=price.kind,
+        basis=price.basis,
+        method=price.method,
+        n=price.n,
+        low_usd=price.low_usd,
+        high_usd=price.high_usd,
+        iqr_usd=price.iqr_usd,
+        sold_n=price.sold_n,
+        probable_sales=price.probable_sales,
+        outliers_removed=price.outliers_removed,
+        source=price.source,
+        observed_at=price.observed_at,
+        oldest_at=price.oldest_at,
+        age_days=round((now - price.observed_at).total_seconds() / SECONDS_PER_DAY, 2),
+        stale=price.stale,
+        by_source=[
+            SourceMarketOut(
+                source=s.source,
+                usd=s.usd,
+                n=s.n,
+                low_usd=s.low_usd,
+                high_usd=s.high_usd,
+                observed_at=s.observed_at,
+                stale=s.stale,
+            )
+            for s in price.by_source
+        ],
+    )

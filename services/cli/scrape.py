@@ -1,0 +1,127 @@
+"""`gpu-advisor scrape`: scrape sources now, with a progress bar and a summary table."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from sqlalchemy.engine import Engine
+
+from services.scraper.fetch import Fetcher
+from services.scraper.registry import SOURCES, UnknownSource, get_source
+from services.scraper.runner import (
+    DRY_RUN,
+    NOT_CONFIGURED,
+    OK,
+    FetcherFactory,
+    RunReport,
+    run_sources,
+)
+from services.scraper.settings import ScraperSettings, get_scraper_settings
+from shared.settings import Settings, get_settings
+
+SUMMARY_COLUMNS = ("source", "status", "pages", "listings", "matched", "stored", "quarantined")
+
+
+def scrape(
+    source: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--source",
+            help=f"source to scrape; repeat for several; default all ({', '.join(SOURCES)})",
+        ),
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="fetch, parse and validate; store nothing")
+    ] = False,
+) -> None:
+    """Scrape prices now and store them (scores are recomputed after each source commits)."""
+    from shared.db import get_engine
+
+    names = list(source or SOURCES)
+    try:
+        for name in names:
+            get_source(name)
+    except UnknownSource as exc:
+        raise typer.BadParameter(str(exc), param_hint="--source") from exc
+    reports = run_scrape(
+        names,
+        dry_run=dry_run,
+        engine=get_engine(),
+        settings=get_settings(),
+        scraper_settings=get_scraper_settings(),
+    )
+    # A source left unconfigured (no API key) fails the command only when asked for by name.
+    passing = {OK, DRY_RUN} if source else {OK, DRY_RUN, NOT_CONFIGURED}
+    if any(report.status not in passing for report in reports):
+        raise typer.Exit(code=1)
+
+
+def run_scrape(
+    names: Sequence[str],
+    *,
+    dry_run: bool,
+    engine: Engine,
+    settings: Settings,
+    scraper_settings: ScraperSettings,
+    console: Console | None = None,
+    fetcher_factory: FetcherFactory = Fetcher,
+) -> list[RunReport]:
+    console = console or Console()
+    columns = (SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=False) as progress:
+        tasks: dict[str, TaskID] = {
+            name: progress.add_task(f"{name}: starting", total=None) for name in names
+        }
+        pages = dict.fromkeys(names, 0)
+
+        def on_page(name: str, _url: str) -> None:
+            pages[name] += 1
+            progress.update(tasks[name], description=f"{name}: {pages[name]} pages")
+
+        def on_done(report: RunReport) -> None:
+            progress.update(
+                tasks[report.source],
+                description=f"{report.source}: {report.status}, {report.pages} pages",
+                total=1,
+                completed=1,
+            )
+
+        reports = run_sources(
+            names,
+            engine=engine,
+            settings=settings,
+            scraper_settings=scraper_settings,
+            dry_run=dry_run,
+            fetcher_factory=fetcher_factory,
+            on_page=on_page,
+            on_done=on_done,
+        )
+    console.print(summary_table(reports, dry_run=dry_run))
+    return reports
+
+
+def summary_table(reports: Sequence[RunReport], *, dry_run: bool = False) -> Table:
+    title = "scrape summary (dry run: nothing stored)" if dry_run else "scrape summary"
+    table = Table(title=title)
+    for column in SUMMARY_COLUMNS:
+        table.add_column(column, justify="left" if column in ("source", "status") else "right")
+    table.add_column("rejected by reason")
+    for r in reports:
+        stored = r.cloud_offers if r.cloud_offers else r.stored
+        rejected = ", ".join(f"{reason} {n}" for reason, n in sorted(r.rejected.items()))
+        table.add_row(
+            r.source,
+            r.status if r.error is None else f"{r.status}: {r.error}",
+            str(r.pages),
+            str(r.listings),
+            str(r.matched),
+            str(stored),
+            str(r.quarantined),
+            rejected or "-",
+        )
+    return table

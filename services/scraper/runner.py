@@ -1,0 +1,259 @@
+"""One scrape run: harvest each source, put it through the pipeline, store it, record
+the source's health.
+
+Sources are harvested concurrently (the fetcher keeps each host polite) and stored one
+by one, each in its own transaction: a source's prices and its status commit together,
+and a failing source commits only its status. Scores are recomputed after the commit
+(`enqueue_after_commit`), for the GPUs whose accepted prices changed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, select
+
+from services.scraper import pipeline, store
+from services.scraper.collect import Crawl, Harvest, PageHook
+from services.scraper.errors import FetchError, ParseError, SourceNotConfigured
+from services.scraper.fetch import Fetcher, utc_now
+from services.scraper.registry import SourceKind, SourceSpec, get_source, search_terms
+from services.scraper.settings import ScraperSettings
+from shared.db import session_scope
+from shared.events import enqueue_after_commit, recompute_call
+from shared.matching.titles import match_title
+from shared.models import Gpu
+from shared.seed import seed_catalog
+from shared.settings import Settings
+from shared.sources_model import record_failure, record_success, status_for
+
+log = logging.getLogger(__name__)
+
+OK = "ok"
+DRY_RUN = "dry_run"
+FAILED = "failed"
+PARSE_FAILURE = "parse_failure"
+NOT_CONFIGURED = "not_configured"
+
+FetcherFactory = Callable[[ScraperSettings], Fetcher]
+Now = Callable[[], datetime]
+
+
+@dataclass
+class RunReport:
+    source: str
+    status: str = OK
+    pages: int = 0
+    not_modified: int = 0
+    listings: int = 0
+    matched: int = 0
+    stored: int = 0
+    quarantined: int = 0
+    cloud_offers: int = 0
+    rejected: Counter[str] = field(default_factory=Counter)
+    error: str | None = None
+    gpu_ids: list[str] = field(default_factory=list)
+    # The exception behind a failure, kept for callers that retry transient ones.
+    exception: BaseException | None = field(default=None, repr=False, compare=False)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "status": self.status,
+            "pages": self.pages,
+            "not_modified": self.not_modified,
+            "listings": self.listings,
+            "matched": self.matched,
+            "stored": self.stored,
+            "quarantined": self.quarantined,
+            "cloud_offers": self.cloud_offers,
+            "rejected": dict(sorted(self.rejected.items())),
+            "error": self.error,
+        }
+
+    def summary_json(self) -> str:
+        return json.dumps(self.as_dict(), separators=(",", ":"))
+
+
+def _no_page(_source: str, _url: str) -> None:
+    pass
+
+
+def run_sources(
+    names: Sequence[str],
+    *,
+    engine: Engine,
+    settings: Settings,
+    scraper_settings: ScraperSettings,
+    dry_run: bool = False,
+    now: Now = utc_now,
+    fetcher_factory: FetcherFactory = Fetcher,
+    on_page: PageHook = _no_page,
+    on_done: Callable[[RunReport], None] | None = None,
+) -> list[RunReport]:
+    """Scrape `names` (validated against the registry first) and store the results."""
+    specs = [get_source(name) for name in names]
+    if not dry_run:
+        _ensure_catalog(engine)
+
+    started = now()
+
+    async def harvest_all() -> list[Harvest | BaseException]:
+        async with fetcher_factory(scraper_settings) as fetcher:
+            jobs = (harvest(spec, fetcher, scraper_settings, started, on_page) for spec in specs)
+            return await asyncio.gather(*jobs, return_exceptions=True)
+
+    reports = []
+    for spec, outcome in zip(specs, asyncio.run(harvest_all()), strict=True):
+        report = finish(engine, spec, outcome, settings, scraper_settings, started, dry_run=dry_run)
+        if on_done is not None:
+            on_done(report)
+        reports.append(report)
+    return reports
+
+
+async def harvest(
+    spec: SourceSpec,
+    fetcher: Fetcher,
+    settings: ScraperSettings,
+    observed_at: datetime,
+    on_page: PageHook = _no_page,
+) -> Harvest:
+    result = Harvest(observed_at)
+    terms = search_terms(settings) if spec.searched else []
+    await spec.collector(Crawl(fetcher, settings, result, spec.name, on_page), terms)
+    if not (result.listings or result.cloud):
+        # Every page parsed, none had a listing: a silent layout change, or a search
+        # that no longer works; either way not a reason to report "no prices".
+        raise ParseError(spec.name, "", f"no listings on any of {result.pages} pages")
+    return result
+
+
+def finish(
+    engine: Engine,
+    spec: SourceSpec,
+    outcome: Harvest | BaseException,
+    settings: Settings,
+    scraper_settings: ScraperSettings,
+    started: datetime,
+    *,
+    dry_run: bool = False,
+) -> RunReport:
+    """Store a harvest (or record its failure, dated `started`) in one transaction."""
+    if isinstance(outcome, BaseException) and not isinstance(outcome, Exception):
+        raise outcome  # KeyboardInterrupt and friends are not a source failure
+    if isinstance(outcome, SourceNotConfigured):
+        return RunReport(spec.name, NOT_CONFIGURED, error=outcome.reason, exception=outcome)
+    if dry_run:
+        return _dry_run(engine, spec, outcome, scraper_settings)
+    interval = settings.scrape_schedule().get(spec.name, spec.default_interval_s)
+    with session_scope(engine) as session:
+        status = status_for(session, spec.name, interval)
+        if isinstance(outcome, Exception):
+            report = _failure_report(spec, outcome)
+            log.warning("%s: %s (%s)", spec.name, report.status, report.error)
+            record_failure(status, started, report.error or "", parse_failure=_is_parse(outcome))
+            return report
+        report = store_harvest(session, spec, outcome, scraper_settings, settings)
+        record_success(status, outcome.observed_at, report.summary_json())
+    return report
+
+
+def _is_parse(error: Exception) -> bool:
+    return isinstance(error, ParseError)
+
+
+def _failure_report(spec: SourceSpec, error: Exception) -> RunReport:
+    status = PARSE_FAILURE if _is_parse(error) else FAILED
+    if isinstance(error, FetchError | ParseError):
+        message = f"{type(error).__name__}: {error}"
+    else:
+        message = f"unexpected {type(error).__name__}: {error}"
+    return RunReport(spec.name, status, error=message, exception=error)
+
+
+def _dry_run(
+    engine: Engine, spec: SourceSpec, outcome: Harvest | Exception, settings: ScraperSettings
+) -> RunReport:
+    if isinstance(outcome, Exception):
+        return _failure_report(spec, outcome)
+    # Read-only: medians come from the database, nothing is written.
+    with Session(engine) as session:
+        report = store_harvest(session, spec, outcome, settings, None)
+        session.rollback()
+    report.status = DRY_RUN
+    return report
+
+
+def store_harvest(
+    session: Session,
+    spec: SourceSpec,
+    harvest: Harvest,
+    scraper_settings: ScraperSettings,
+    settings: Settings | None,
+) -> RunReport:
+    """Pipeline + persist; `settings` None means a dry run (nothing added, no events)."""
+    report = RunReport(spec.name, pages=harvest.pages, not_modified=harvest.not_modified)
+    if spec.kind is SourceKind.CLOUD:
+        _store_cloud(session, spec, harvest, report, dry_run=settings is None)
+        return report
+    when = harvest.observed_at
+
+    def medians(keys: set[pipeline.MedianKey]) -> dict[pipeline.MedianKey, Decimal]:
+        return store.recent_medians(session, keys, when, scraper_settings)
+
+    bounds = pipeline.PriceBounds.from_settings(scraper_settings)
+    result = pipeline.run(harvest.listings, match_title, bounds, medians)
+    report.listings = result.stats.seen
+    report.rejected.update(result.stats.dropped)
+    report.rejected.update({f"quarantine.{k}": v for k, v in result.stats.quarantined.items()})
+    report.matched = result.stats.seen - sum(
+        n for reason, n in result.stats.dropped.items() if reason.startswith("normalize.")
+    )
+    observations = [store.to_observation(i, spec.name, when) for i in result.accepted]
+    observations += [
+        store.to_observation(q.item, spec.name, when, quarantined=True) for q in result.quarantined
+    ]
+    fresh, already = store.new_observations(session, observations)
+    if already:
+        report.rejected["dedupe.already_stored"] += already
+    report.stored = sum(1 for o in fresh if not o.quarantined)
+    report.quarantined = sum(1 for o in fresh if o.quarantined)
+    report.gpu_ids = sorted({o.gpu_id for o in fresh if not o.quarantined})
+    if settings is None:
+        return report
+    session.add_all(fresh)
+    session.flush()
+    if report.gpu_ids:
+        enqueue_after_commit(session, recompute_call(report.gpu_ids), settings)
+    return report
+
+
+def _store_cloud(
+    session: Session, spec: SourceSpec, harvest: Harvest, report: RunReport, *, dry_run: bool
+) -> None:
+    offers, drops = store.to_cloud_offers(harvest.cloud, spec.name)
+    report.listings = len(harvest.cloud)
+    report.matched = len(harvest.cloud) - sum(1 for d in drops if d.stage != "dedupe")
+    report.rejected.update(f"{d.stage}.{d.reason}" for d in drops)
+    report.cloud_offers = len(offers)
+    report.stored = len(offers)
+    if not dry_run:
+        session.add_all(offers)
+        session.flush()
+
+
+def _ensure_catalog(engine: Engine) -> None:
+    """Observations reference catalog GPUs: load the catalog into an empty database."""
+    with session_scope(engine) as session:
+        if session.exec(select(Gpu.id).limit(1)).first() is None:
+            seed_catalog(session)

@@ -1,0 +1,175 @@
+"""Persisting a run's pipeline output: price observations and cloud offers.
+
+Append-only: a run adds dated rows and never updates or deletes stored ones, so a
+failing source cannot damage what earlier runs stored. Functions here only flush; the
+runner commits once per source run.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime, time, timedelta
+from decimal import Decimal
+
+from sqlmodel import Session, col, select
+
+from services.scraper.cloud_match import cloud_gpu_id
+from services.scraper.listing import CloudListing, ListingType
+from services.scraper.pipeline import (
+    MARKET_GROUPS,
+    Drop,
+    MedianKey,
+    PricedListing,
+    validate_cloud,
+)
+from services.scraper.settings import ScraperSettings
+from shared.models import CloudOffer, PriceObservation
+from shared.pricing.market import SOLD_SUFFIX
+
+SCRAPED = "scraped"
+# Keeps IN (...) lists well below every driver's parameter limit.
+CHUNK = 500
+
+ObservationKey = tuple[str, str | None, datetime]
+
+
+def recent_medians(
+    session: Session, keys: set[MedianKey], now: datetime, settings: ScraperSettings
+) -> dict[MedianKey, Decimal]:
+    """Median stored unit price per (GPU, market group) over the quarantine window."""
+    if not keys:
+        return {}
+    since = now - timedelta(days=settings.quarantine_window_days)
+    gpu_ids = sorted({gpu_id for gpu_id, _ in keys})
+    query = select(
+        col(PriceObservation.gpu_id),
+        col(PriceObservation.condition),
+        col(PriceObservation.price_usd),
+    ).where(
+        col(PriceObservation.gpu_id).in_(gpu_ids),
+        col(PriceObservation.quarantined).is_(False),
+        # A launch MSRP is years old by construction; it says nothing about today's market.
+        PriceObservation.kind != "msrp",
+        col(PriceObservation.observed_at) >= since,
+    )
+    prices: dict[MedianKey, list[Decimal]] = defaultdict(list)
+    for gpu_id, condition, usd in session.exec(query):
+        key = (gpu_id, MARKET_GROUPS.get(condition, condition))
+        if key in keys:
+            prices[key].append(usd)
+    return {
+        key: Decimal(statistics.median(values))
+        for key, values in prices.items()
+        if len(values) >= settings.quarantine_min_n
+    }
+
+
+def observed_at(item: PricedListing, run_at: datetime) -> datetime:
+    """A sale is dated by its sale day (midnight UTC, never after the run); asking prices
+    by the run that saw them."""
+    sold_at = item.listing.sold_at
+    if item.listing.listing_type is not ListingType.SOLD or sold_at is None:
+        return run_at
+    return min(datetime.combine(sold_at, time(0), UTC), run_at)
+
+
+def to_observation(
+    item: PricedListing, source: str, run_at: datetime, *, quarantined: bool = False
+) -> PriceObservation:
+    listing = item.listing
+    sold = listing.listing_type is ListingType.SOLD
+    return PriceObservation(
+        gpu_id=item.gpu_id,
+        condition=item.condition,
+        price=item.unit_price_usd,
+        currency="USD",
+        price_usd=item.unit_price_usd,
+        kind=SCRAPED,
+        source=(source + SOLD_SUFFIX if sold else source)[:128],
+        url=listing.url[:1024],
+        listing_id=listing.listing_id[:128],
+        title=listing.title[:512],
+        quantity=item.quantity,
+        observed_at=observed_at(item, run_at),
+        quarantined=quarantined,
+    )
+
+
+def new_observations(
+    session: Session, observations: Sequence[PriceObservation]
+) -> tuple[list[PriceObservation], int]:
+    """The observations not stored yet (a sold listing is re-read by every run)."""
+    stored = _stored_keys(session, observations)
+    fresh: list[PriceObservation] = []
+    for o in observations:
+        key = _key(o)
+        if key not in stored:
+            stored.add(key)
+            fresh.append(o)
+    return fresh, len(observations) - len(fresh)
+
+
+def _key(o: PriceObservation) -> ObservationKey:
+    return (o.source, o.listing_id, o.observed_at)
+
+
+def _stored_keys(session: Session, observations: Sequence[PriceObservation]) -> set[ObservationKey]:
+    sources = sorted({o.source for o in observations})
+    ids = sorted({o.listing_id for o in observations if o.listing_id is not None})
+    found: set[ObservationKey] = set()
+    for start in range(0, len(ids), CHUNK):
+        query = select(
+            PriceObservation.source, PriceObservation.listing_id, PriceObservation.observed_at
+        ).where(
+            col(PriceObservation.source).in_(sources),
+            col(PriceObservation.listing_id).in_(ids[start : start + CHUNK]),
+        )
+        found.update(session.exec(query))
+    return found
+
+
+def to_cloud_offers(
+    listings: Iterable[CloudListing], source: str
+) -> tuple[list[CloudOffer], list[Drop]]:
+    """Validated, mapped offers; one per (provider, instance type, region): the cheapest,
+    because marketplace hosts (vast) offer the same configuration many times."""
+    validated = validate_cloud(listings)
+    drops = list(validated.dropped)
+    best: dict[tuple[str, str, str], tuple[CloudListing, str]] = {}
+    for listing in validated.kept:
+        gpu_id, reason = cloud_gpu_id(listing)
+        if gpu_id is None:
+            drops.append(Drop("match", reason, listing, listing.gpu_name))
+            continue
+        key = (listing.provider, listing.instance_type, listing.region)
+        held = best.get(key)
+        if held is None or _hourly(listing) < _hourly(held[0]):
+            if held is not None:
+                drops.append(Drop("dedupe", "cheaper_offer_kept", held[0]))
+            best[key] = (listing, gpu_id)
+        else:
+            drops.append(Drop("dedupe", "cheaper_offer_kept", listing))
+    offers = [_offer(listing, gpu_id, source) for listing, gpu_id in best.values()]
+    return offers, drops
+
+
+def _hourly(listing: CloudListing) -> Decimal:
+    price = listing.on_demand_usd_per_hour
+    return price if price is not None else (listing.spot_usd_per_hour or Decimal(0))
+
+
+def _offer(listing: CloudListing, gpu_id: str, source: str) -> CloudOffer:
+    return CloudOffer(
+        provider=listing.provider[:32],
+        instance_type=listing.instance_type[:128],
+        gpu_id=gpu_id,
+        gpu_count=float(listing.gpu_count),
+        region=listing.region[:64],
+        on_demand_usd_per_hour=listing.on_demand_usd_per_hour,
+        spot_usd_per_hour=listing.spot_usd_per_hour,
+        kind=SCRAPED,
+        source=source,
+        observed_at=listing.observed_at,
+    )
