@@ -7,8 +7,15 @@ import logging
 import time
 from typing import Any
 
+from shared.alerts.jobs import (
+    DISPATCH_DUE,
+    EVALUATE,
+    dispatch_due_job,
+    evaluate_call,
+    evaluate_job,
+)
 from shared.db import session_scope
-from shared.events import RECOMPUTE_SCORES, register_job
+from shared.events import RECOMPUTE_SCORES, enqueue_after_commit, register_job
 from shared.scoring.compute import recompute_scores
 from shared.settings import get_settings
 
@@ -37,6 +44,8 @@ def recompute_job(gpu_ids: list[str] | None = None) -> dict[str, Any]:
     midway = (lambda: time.sleep(float(pause))) if pause else None
     with session_scope() as session:
         result = recompute_scores(session, gpu_ids, midway=midway)
+        # New prices and scores may make alert rules true: evaluate after the commit.
+        enqueue_after_commit(session, evaluate_call(gpu_ids))
     log.info("recomputed %d rows for %d GPUs", result.rows, len(result.gpu_ids))
     return {"gpus": len(result.gpu_ids), "rows": result.rows, "revision": result.revision}
 
@@ -48,3 +57,5 @@ def full_recompute_job() -> dict[str, Any]:
 def register_all() -> None:
     register_job(RECOMPUTE_SCORES, recompute_job)
     register_job(FULL_RECOMPUTE, full_recompute_job)
+    register_job(EVALUATE, evaluate_job)
+    register_job(DISPATCH_DUE, dispatch_due_job)

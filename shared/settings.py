@@ -26,6 +26,8 @@ class Settings(BaseSettings):
     # Without a broker: "thread" runs background work on one in-process worker thread,
     # "eager" runs it inline right after the commit (deterministic, for tests).
     inprocess_mode: Literal["thread", "eager"] = "thread"
+    # Without a broker the API process also runs the periodic work beat would send.
+    inprocess_scheduler: bool = True
 
     # Celery on Redis. Retry countdowns stay below the visibility timeout, after which
     # Redis hands an unacknowledged task to another worker.
@@ -41,6 +43,17 @@ class Settings(BaseSettings):
     # Sources beat scrapes, with their intervals: "ebay=21600,newegg=43200". Empty in the
     # embedded default, which never contacts live sites on its own.
     scrape_sources: str = ""
+    # API keys and webhooks.
+    require_key_for_reads: bool = False
+    rate_limit_per_minute: int = Field(default=120, ge=1)
+    # Hosts or CIDRs webhooks may target although private (e.g. "127.0.0.1,10.1.0.0/16").
+    webhook_allowlist: str = ""
+    webhook_timeout_s: float = Field(default=10.0, gt=0)
+    webhook_disable_after_days: float = Field(default=5.0, gt=0)
+    alert_cooldown_s: int = Field(default=3600, ge=0)
+    alert_dispatch_interval_s: float = Field(default=5.0, gt=0)
+    # A claimed delivery is retried after this long if its worker never recorded it.
+    webhook_lease_s: float = Field(default=60.0, gt=0)
     # Fault injection for the fault tests only (refused in production), e.g.
     # "recompute-pause:5" (sleep mid-transaction) or "recompute-transient".
     fault_injection: str = ""

@@ -66,6 +66,7 @@ def make_settings(url: str, directory: Path, **overrides: object) -> Settings:
         "data_dir": directory,
         "database_url": url,
         "broker_url": "",
+        "inprocess_scheduler": False,
     }
     values.update(overrides)
     return Settings.model_validate(values)

@@ -6,19 +6,23 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 from starlette.concurrency import run_in_threadpool
 
 from services.api import errors, metrics
+from services.api.alerts.router import router as alerts_router
+from services.api.auth import optional_read_key
 from services.api.gpus.router import router as gpus_router
 from services.api.health.router import router as health_router
 from services.api.model.router import router as model_router
 from services.api.prices.router import router as prices_router
+from services.api.ratelimit import RateLimiter
 from services.api.recommend.router import router as recommend_router
 from services.api.recommend.service import ResponseCache, ScoreCache
 from services.api.sources.router import router as sources_router
 from shared.bootstrap import prepare_database
 from shared.db import make_engine
+from shared.scheduler import InProcessScheduler
 from shared.settings import Settings, get_settings
 
 log = logging.getLogger(__name__)
@@ -36,7 +40,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.engine = make_engine(settings.sqlalchemy_url)
         if prepare:
             await run_in_threadpool(prepare_database, app.state.engine, settings)
+        scheduler = None
+        if settings.in_process_tasks and settings.inprocess_scheduler:
+            scheduler = InProcessScheduler(settings)
+            scheduler.start()
         yield
+        if scheduler is not None:
+            scheduler.stop()
         app.state.engine.dispose()
 
     app = FastAPI(
@@ -50,10 +60,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.response_cache = ResponseCache()
     errors.install(app)
     metrics.install(app)
+    app.state.rate_limiter = RateLimiter(settings.rate_limit_per_minute, settings.broker_url)
+    reads = [Depends(optional_read_key)]
     app.include_router(health_router)
-    app.include_router(recommend_router)
-    app.include_router(gpus_router)
-    app.include_router(model_router)
-    app.include_router(prices_router)
-    app.include_router(sources_router)
+    app.include_router(recommend_router, dependencies=reads)
+    app.include_router(gpus_router, dependencies=reads)
+    app.include_router(model_router, dependencies=reads)
+    app.include_router(prices_router, dependencies=reads)
+    app.include_router(sources_router, dependencies=reads)
+    app.include_router(alerts_router)
     return app

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from services.cli.api_keys import app as api_keys_app
 from services.cli.match import match_titles
 from services.cli.model import app as model_app
 from services.cli.prices import app as prices_app
@@ -21,6 +22,7 @@ db_app = typer.Typer(help="Database schema and bundled data.", no_args_is_help=T
 app.add_typer(db_app, name="db")
 app.add_typer(model_app, name="model")
 app.add_typer(prices_app, name="prices")
+app.add_typer(api_keys_app, name="api-keys")
 app.command("scrape")(scrape)
 app.command("match-titles", help="Match listing titles (one per line on stdin) to GPU ids.")(
     match_titles

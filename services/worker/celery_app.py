@@ -10,5 +10,8 @@ from services.worker.schedule import beat_schedule
 from shared.celery_app import make_celery
 from shared.settings import get_settings
 
-app = make_celery("gpu_advisor_worker", include=["services.worker.tasks.compute"])
+app = make_celery(
+    "gpu_advisor_worker",
+    include=["services.worker.tasks.compute", "services.worker.tasks.alerts"],
+)
 app.conf.beat_schedule = beat_schedule(get_settings())

@@ -6,6 +6,7 @@ from typing import Any
 
 from celery.schedules import crontab
 
+from shared.alerts.jobs import DISPATCH_DUE
 from shared.events import QUEUES
 from shared.jobs import FULL_RECOMPUTE
 from shared.settings import Settings
@@ -20,6 +21,14 @@ def beat_schedule(settings: Settings) -> dict[str, dict[str, Any]]:
             "task": FULL_RECOMPUTE,
             "schedule": crontab(hour=settings.full_recompute_hour_utc, minute=0),
             "options": {"queue": QUEUES["compute"]},
+        },
+        "webhook-dispatch": {
+            "task": DISPATCH_DUE,
+            "schedule": settings.alert_dispatch_interval_s,
+            "options": {
+                "queue": QUEUES["alerts"],
+                "expires": settings.alert_dispatch_interval_s * 4,
+            },
         },
         "staleness-sweep": {
             "task": STALENESS_SWEEP,

@@ -6,7 +6,9 @@ from alembic import context
 from sqlalchemy import engine_from_config, pool
 from sqlmodel import SQLModel
 
+import shared.alerts.models  # noqa: F401
 import shared.models  # noqa: F401  (registers the tables on SQLModel.metadata)
+import shared.quotes.models  # noqa: F401
 import shared.sources_model  # noqa: F401
 from shared.settings import get_settings
 

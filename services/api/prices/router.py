@@ -1,4 +1,4 @@
-"""GET /gpus/{id}/prices: the dated, sourced price history behind a GPU's market price."""
+"""GET /gpus/{id}/prices (the history behind a market price) and POST /prices."""
 
 from __future__ import annotations
 
@@ -7,10 +7,13 @@ from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Query
 
+from services.api.auth import WriteKey
 from services.api.deps import SessionDep, SettingsDep
+from services.api.errors import InvalidParameter
 from services.api.prices import service
-from services.api.prices.schemas import ConditionFilter, PriceHistory
+from services.api.prices.schemas import ConditionFilter, PriceCreated, PriceHistory, PriceIn
 from shared.catalog.aliases import resolve_alias
+from shared.pricing.intake import PriceInput, PriceRejected, record_price
 
 router = APIRouter(tags=["prices"])
 
@@ -52,4 +55,27 @@ def get_prices(
         offset=offset,
         window_days=settings.market_window_days,
         now=datetime.now(UTC),
+    )
+
+
+@router.post("/prices", response_model=PriceCreated, status_code=201)
+def post_price(body: PriceIn, key: WriteKey, session: SessionDep) -> PriceCreated:
+    """Record a price from outside the scraper; scores and alerts follow the commit."""
+    gpu_id = resolve_alias(body.gpu_id) or body.gpu_id
+    price = PriceInput(
+        gpu_id, body.usd, body.condition, body.source, body.title, body.url, body.quantity
+    )
+    try:
+        observation = record_price(session, price)
+    except PriceRejected as exc:
+        raise InvalidParameter(exc.field, exc.message, exc.valid) from None
+    assert observation.id is not None
+    return PriceCreated(
+        id=observation.id,
+        gpu_id=observation.gpu_id,
+        usd=observation.price_usd,
+        condition=observation.condition,
+        kind=observation.kind,
+        source=observation.source,
+        observed_at=observation.observed_at,
     )

@@ -1,4 +1,4 @@
-"""Shapes of GET /gpus/{id}/prices."""
+"""Shapes of the price endpoints: history (GET) and manual or vendor prices (POST)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 ConditionFilter = Literal["new", "used", "refurbished"]
 
@@ -64,3 +64,27 @@ class PriceHistory(BaseModel):
     limit: int
     offset: int
     items: list[PricePoint]
+
+
+class PriceIn(BaseModel):
+    """A price that did not come from the scraper, e.g. a vendor's quote."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    gpu_id: str = Field(max_length=128, description="catalog id or a common spelling")
+    usd: Decimal = Field(gt=0, le=500000, description="price per card in USD")
+    condition: Literal["new", "used", "refurbished"]
+    source: str = Field(min_length=1, max_length=128, description="who quoted it")
+    title: str | None = Field(default=None, max_length=512)
+    url: str | None = Field(default=None, max_length=1024)
+    quantity: int = Field(default=1, ge=1, le=10000)
+
+
+class PriceCreated(BaseModel):
+    id: int
+    gpu_id: str
+    usd: Decimal
+    condition: str
+    kind: str
+    source: str
+    observed_at: datetime

@@ -1,0 +1,71 @@
+"""Alert rules and their webhook deliveries (write-scoped API keys)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Response
+
+from services.api.alerts import service
+from services.api.alerts.schemas import (
+    AlertCreate,
+    AlertCreated,
+    AlertList,
+    AlertOut,
+    AlertPatch,
+    DeliveryList,
+    TestResult,
+)
+from services.api.auth import WriteKey
+from services.api.deps import SessionDep, SettingsDep
+
+router = APIRouter(prefix="/alerts", tags=["alerts"])
+
+
+@router.post("", response_model=AlertCreated, status_code=201)
+def create_alert(
+    body: AlertCreate, key: WriteKey, session: SessionDep, settings: SettingsDep
+) -> AlertCreated:
+    """Create a rule; the response carries its signing secret, shown only this once."""
+    return service.create(session, key, body, settings)
+
+
+@router.get("", response_model=AlertList)
+def list_alerts(key: WriteKey, session: SessionDep) -> AlertList:
+    return AlertList(items=service.list_for(session, key))
+
+
+@router.get("/{alert_id}", response_model=AlertOut)
+def get_alert(alert_id: str, key: WriteKey, session: SessionDep) -> AlertOut:
+    return service.out(service.owned(session, key, alert_id))
+
+
+@router.patch("/{alert_id}", response_model=AlertOut)
+def patch_alert(
+    alert_id: str, body: AlertPatch, key: WriteKey, session: SessionDep, settings: SettingsDep
+) -> AlertOut:
+    return service.patch(session, service.owned(session, key, alert_id), body, settings)
+
+
+@router.delete("/{alert_id}", status_code=204)
+def delete_alert(alert_id: str, key: WriteKey, session: SessionDep) -> Response:
+    service.delete(session, service.owned(session, key, alert_id))
+    return Response(status_code=204)
+
+
+@router.post("/{alert_id}/test", response_model=TestResult)
+def test_alert(
+    alert_id: str, key: WriteKey, session: SessionDep, settings: SettingsDep
+) -> TestResult:
+    return service.send_test(session, service.owned(session, key, alert_id), settings)
+
+
+@router.get("/{alert_id}/deliveries", response_model=DeliveryList)
+def list_deliveries(
+    alert_id: str,
+    key: WriteKey,
+    session: SessionDep,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+) -> DeliveryList:
+    alert = service.owned(session, key, alert_id)
+    return DeliveryList(items=service.deliveries(session, alert, limit))

@@ -1,0 +1,68 @@
+"""API keys on requests: `Authorization: Bearer KEY`, scopes, per-key rate limits."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated
+
+from fastapi import Depends, HTTPException, Request
+
+from services.api.deps import SessionDep, SettingsDep
+from services.api.ratelimit import RateLimiter
+from shared.alerts.keys import verify_key
+from shared.alerts.models import ApiKey
+
+SCOPE_RANK = {"read": 0, "write": 1}
+
+
+def _bearer(request: Request) -> str | None:
+    header = request.headers.get("authorization", "")
+    scheme, _, token = header.partition(" ")
+    return token.strip() if scheme.lower() == "bearer" and token.strip() else None
+
+
+def _unauthorized(message: str) -> HTTPException:
+    return HTTPException(
+        status_code=401,
+        detail={"message": message, "field": "Authorization"},
+        headers={"WWW-Authenticate": "Bearer"},
+    )
+
+
+def require_scope(scope: str) -> Callable[..., ApiKey]:
+    def dependency(request: Request, session: SessionDep, settings: SettingsDep) -> ApiKey:
+        token = _bearer(request)
+        if token is None:
+            raise _unauthorized("Authorization: Bearer <API key> is required")
+        key = verify_key(session, token)
+        if key is None:
+            raise _unauthorized("unknown or revoked API key")
+        if SCOPE_RANK[key.scope] < SCOPE_RANK[scope]:
+            raise HTTPException(
+                403, detail={"message": f"this key has scope {key.scope}; {scope} needed"}
+            )
+        limiter: RateLimiter = request.app.state.rate_limiter
+        assert key.id is not None
+        wait = limiter.hit(key.id)
+        if wait is not None:
+            raise HTTPException(
+                429,
+                detail={"message": f"rate limit of {limiter.per_minute} requests per minute"},
+                headers={"Retry-After": str(int(wait))},
+            )
+        return key
+
+    return dependency
+
+
+WriteKey = Annotated[ApiKey, Depends(require_scope("write"))]
+ReadKey = Annotated[ApiKey, Depends(require_scope("read"))]
+
+
+def optional_read_key(
+    request: Request, session: SessionDep, settings: SettingsDep
+) -> ApiKey | None:
+    """Read endpoints stay open unless `require_key_for_reads` is set."""
+    if not settings.require_key_for_reads:
+        return None
+    return require_scope("read")(request, session, settings)

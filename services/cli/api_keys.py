@@ -1,0 +1,56 @@
+"""`gpu-advisor api-keys`: create, list and revoke API keys."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+
+from shared.alerts.keys import SCOPES, create_key, list_keys, revoke_key
+from shared.db import session_scope
+
+app = typer.Typer(help="API keys for write endpoints (alerts, prices).", no_args_is_help=True)
+
+
+@app.command("create")
+def create(
+    name: Annotated[str, typer.Option(help="who or what uses the key")],
+    scope: Annotated[str, typer.Option(help="read or write")] = "write",
+    as_json: Annotated[bool, typer.Option("--json", help="one JSON line: id and key")] = False,
+) -> None:
+    """Create a key; it is printed once and only its hash is stored."""
+    if scope not in SCOPES:
+        typer.echo(f"error: scope: invalid {scope!r}; valid values: {', '.join(SCOPES)}", err=True)
+        raise typer.Exit(2)
+    try:
+        with session_scope() as session:
+            created = create_key(session, name, scope)
+    except ValueError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    if as_json:
+        typer.echo(json.dumps({"id": created.id, "key": created.key}))
+        return
+    typer.echo(f"key {created.id} ({created.name}, {created.scope}): {created.key}")
+    typer.echo("Store it now: it is not shown again.")
+
+
+@app.command("list")
+def list_command() -> None:
+    """Keys with their prefix, scope and state (never the key)."""
+    with session_scope() as session:
+        for key in list_keys(session):
+            state = f"revoked {key.revoked_at.isoformat()}" if key.revoked_at else "active"
+            typer.echo(f"{key.id}\t{key.name}\t{key.scope}\tgpa_{key.prefix}_…\t{state}")
+
+
+@app.command("revoke")
+def revoke(key_id: Annotated[int, typer.Argument(help="the key's id")]) -> None:
+    """Revoke a key; requests with it fail at once."""
+    with session_scope() as session:
+        done = revoke_key(session, key_id)
+    if not done:
+        typer.echo(f"error: no active key with id {key_id}", err=True)
+        raise typer.Exit(2)
+    typer.echo(f"key {key_id} revoked")

@@ -1,0 +1,275 @@
+"""Webhook delivery per the Standard Webhooks spec, from the alert_event outbox.
+
+At least once, never lost: an event row is committed before any attempt; a sender claims
+due rows by pushing their next attempt one lease into the future (committed), posts, then
+records the outcome. A sender that dies after the POST and before recording leaves the
+claim to expire, and the event is sent again with the same webhook-id: at most one
+duplicate, which the receiver drops by webhook-id.
+
+Schedule after a failed attempt: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then the event
+fails. A 2xx is success; redirects are failures and are not followed; 410 disables the
+alert's endpoint; 429 and 503 wait at least their Retry-After. An endpoint failing for
+`webhook_disable_after_days` is disabled with the reason kept on the alert.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+import httpx
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, col, select
+from standardwebhooks.webhooks import Webhook
+
+from shared.alerts.models import Alert, AlertEvent, DeliveryAttempt
+from shared.alerts.ssrf import Allowlist, BlockedUrl, Resolver, Target, check_url, system_resolver
+from shared.db import session_scope
+from shared.settings import Settings
+
+RETRY_SCHEDULE_S = (5, 300, 1800, 7200, 18000, 36000, 36000)
+MAX_ATTEMPTS = len(RETRY_SCHEDULE_S) + 1
+USER_AGENT = "GPU-Advisor-Webhooks/1.0"
+Clock = Callable[[], datetime]
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    status_code: int | None
+    duration_ms: int
+    error: str | None
+    retry_after_s: float | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status_code is not None and 200 <= self.status_code < 300
+
+
+def sign_headers(secret: str, webhook_id: str, payload: str, when: datetime) -> dict[str, str]:
+    """Fresh signature for this attempt; the webhook-id stays the event's."""
+    signature = Webhook(secret).sign(webhook_id, when, payload)
+    return {
+        "webhook-id": webhook_id,
+        "webhook-timestamp": str(int(when.timestamp())),
+        "webhook-signature": signature,
+        "content-type": "application/json",
+        "user-agent": USER_AGENT,
+    }
+
+
+def _retry_after(response: httpx.Response, now: datetime) -> float | None:
+    value = response.headers.get("retry-after")
+    if value is None:
+        return None
+    if value.strip().isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, (when - now).total_seconds())
+
+
+def post(
+    target: Target,
+    headers: dict[str, str],
+    payload: str,
+    settings: Settings,
+    transport: httpx.BaseTransport | None = None,
+) -> Outcome:
+    """POST to the checked address (not a fresh DNS answer), never following redirects."""
+    extensions = {"sni_hostname": target.host} if target.scheme == "https" else {}
+    started = time.perf_counter()
+    try:
+        with httpx.Client(transport=transport, timeout=settings.webhook_timeout_s) as client:
+            response = client.post(
+                target.pinned_url,
+                content=payload.encode(),
+                headers={**headers, "host": target.host_header},
+                extensions=extensions,
+                follow_redirects=False,
+            )
+    except httpx.HTTPError as exc:
+        elapsed = int((time.perf_counter() - started) * 1000)
+        return Outcome(None, elapsed, f"{type(exc).__name__}: {exc}"[:1000])
+    elapsed = int((time.perf_counter() - started) * 1000)
+    error = None
+    if response.is_redirect:
+        error = f"redirect to {response.headers.get('location', '?')} not followed"
+    elif not response.is_success:
+        error = f"HTTP {response.status_code}"
+    return Outcome(response.status_code, elapsed, error, _retry_after(response, utc_now()))
+
+
+def claim_due(
+    engine: Engine | None, settings: Settings, now: datetime, limit: int = 50
+) -> list[int]:
+    """Claim due events for one lease; committed before any POST."""
+    with session_scope(engine) as session:
+        query = (
+            select(AlertEvent)
+            .where(AlertEvent.status == "pending", AlertEvent.next_attempt_at <= now)
+            .order_by(col(AlertEvent.next_attempt_at))
+            .limit(limit)
+            .with_for_update(skip_locked=True)
+        )
+        events = session.exec(query).all()
+        lease = now + timedelta(seconds=settings.webhook_lease_s)
+        for event in events:
+            event.next_attempt_at = lease
+            session.add(event)
+        return [e.id for e in events if e.id is not None]
+
+
+def attempt(
+    engine: Engine | None,
+    event_id: int,
+    settings: Settings,
+    *,
+    clock: Clock = utc_now,
+    resolver: Resolver = system_resolver,
+    transport: httpx.BaseTransport | None = None,
+    after_post: Callable[[], None] | None = None,
+) -> Outcome | None:
+    """One delivery attempt of a claimed event; None when there was nothing to send."""
+    with session_scope(engine) as session:
+        event = session.get(AlertEvent, event_id)
+        alert = session.get(Alert, event.alert_id) if event else None
+        if event is None or alert is None or event.status != "pending":
+            return None
+        if not alert.enabled or alert.deleted_at is not None:
+            event.status = "cancelled"
+            session.add(event)
+            return None
+        url, secret, webhook_id, payload = alert.url, alert.secret, event.webhook_id, event.payload
+    outcome = send(url, secret, webhook_id, payload, settings, clock(), resolver, transport)
+    if after_post is not None:
+        after_post()
+    with session_scope(engine) as session:
+        record(session, event_id, outcome, settings, clock())
+    return outcome
+
+
+def send(
+    url: str,
+    secret: str,
+    webhook_id: str,
+    payload: str,
+    settings: Settings,
+    when: datetime,
+    resolver: Resolver = system_resolver,
+    transport: httpx.BaseTransport | None = None,
+) -> Outcome:
+    try:
+        target = check_url(url, Allowlist.parse(settings.webhook_allowlist), resolver)
+    except BlockedUrl as exc:
+        return Outcome(None, 0, f"blocked: {exc}")
+    return post(
+        target, sign_headers(secret, webhook_id, payload, when), payload, settings, transport
+    )
+
+
+def record(
+    session: Session, event_id: int, outcome: Outcome, settings: Settings, now: datetime
+) -> None:
+    """Store the attempt and decide what happens next, in one transaction."""
+    event = session.get(AlertEvent, event_id)
+    if event is None:
+        return
+    alert = session.get(Alert, event.alert_id)
+    event.attempts += 1
+    event.last_status_code = outcome.status_code
+    event.last_error = outcome.error
+    session.add(
+        DeliveryAttempt(
+            event_id=event_id,
+            alert_id=event.alert_id,
+            attempted_at=now,
+            status_code=outcome.status_code,
+            duration_ms=outcome.duration_ms,
+            error=outcome.error,
+        )
+    )
+    if outcome.ok:
+        event.status, event.delivered_at = "delivered", now
+        if alert is not None:
+            alert.failing_since = None
+    else:
+        _after_failure(event, alert, outcome, settings, now)
+    session.add(event)
+    if alert is not None:
+        session.add(alert)
+    session.flush()
+
+
+def _after_failure(
+    event: AlertEvent, alert: Alert | None, outcome: Outcome, settings: Settings, now: datetime
+) -> None:
+    if alert is not None:
+        alert.failing_since = alert.failing_since or now
+        if outcome.status_code == 410:
+            _disable(alert, "the endpoint answered 410 Gone", now)
+        elif now - alert.failing_since >= timedelta(days=settings.webhook_disable_after_days):
+            days = settings.webhook_disable_after_days
+            _disable(alert, f"the endpoint failed every delivery for {days:g} days", now)
+    if alert is not None and not alert.enabled:
+        event.status = "failed"
+        return
+    if event.attempts >= MAX_ATTEMPTS:
+        event.status = "failed"
+        return
+    wait = float(RETRY_SCHEDULE_S[event.attempts - 1])
+    if outcome.status_code in (429, 503) and outcome.retry_after_s is not None:
+        wait = max(wait, outcome.retry_after_s)
+    event.next_attempt_at = now + timedelta(seconds=wait)
+
+
+def _disable(alert: Alert, reason: str, now: datetime) -> None:
+    alert.enabled = False
+    alert.disabled_reason = reason
+    alert.updated_at = now
+
+
+def dispatch_due(
+    engine: Engine | None,
+    settings: Settings,
+    *,
+    clock: Clock = utc_now,
+    resolver: Resolver = system_resolver,
+    transport: httpx.BaseTransport | None = None,
+    after_post: Callable[[], None] | None = None,
+) -> dict[str, int]:
+    """Claim and attempt every due event once."""
+    counts = {"claimed": 0, "delivered": 0, "failed_attempts": 0}
+    for event_id in claim_due(engine, settings, clock()):
+        counts["claimed"] += 1
+        outcome = attempt(
+            engine,
+            event_id,
+            settings,
+            clock=clock,
+            resolver=resolver,
+            transport=transport,
+            after_post=after_post,
+        )
+        if outcome is not None:
+            counts["delivered" if outcome.ok else "failed_attempts"] += 1
+    return counts
+
+
+def test_payload(alert: Alert, now: datetime) -> str:
+    body = {
+        "type": "alert.test",
+        "timestamp": now.isoformat(),
+        "alert_id": alert.id,
+        "data": {"alert_id": alert.id, "message": "test event from GPU Advisor"},
+    }
+    return json.dumps(body, separators=(",", ":"), sort_keys=True)

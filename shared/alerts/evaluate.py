@@ -1,0 +1,109 @@
+"""Evaluate alert rules after prices or scores change, with hysteresis.
+
+An alert fires once when its condition becomes true, then stays quiet until the
+condition has been false for its cool-down; firing writes an event to the outbox
+(alert_event) in the same transaction, so an event exists exactly when the alert
+recorded that it fired.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, col, select
+
+from shared.alerts.models import Alert, AlertEvent
+from shared.alerts.triggers import Firing, Trigger, evaluate, parse_trigger
+
+
+def event_payload(alert: Alert, trigger: Trigger, data: dict[str, Any], now: datetime) -> str:
+    """The JSON body delivered to the endpoint (Standard Webhooks: type, timestamp, data)."""
+    body = {
+        "type": trigger.type,
+        "timestamp": now.isoformat(),
+        "alert_id": alert.id,
+        "data": {"alert_id": alert.id, "trigger": trigger.model_dump(mode="json"), **data},
+    }
+    return json.dumps(body, separators=(",", ":"), sort_keys=True)
+
+
+def new_event(alert: Alert, key: str, event_type: str, payload: str, now: datetime) -> AlertEvent:
+    return AlertEvent(
+        alert_id=alert.id,
+        event_key=key[:200],
+        webhook_id=f"msg_{uuid.uuid4().hex}",
+        event_type=event_type,
+        payload=payload,
+        status="pending",
+        attempts=0,
+        next_attempt_at=now,
+        created_at=now,
+    )
+
+
+def _fire(
+    session: Session, alert: Alert, trigger: Trigger, firing: Firing, now: datetime
+) -> AlertEvent | None:
+    event = new_event(
+        alert, firing.key, trigger.type, event_payload(alert, trigger, firing.data, now), now
+    )
+    try:
+        with session.begin_nested():
+            session.add(event)
+    except IntegrityError:
+        return None  # this very fact was already announced
+    return event
+
+
+def _step(session: Session, alert: Alert, now: datetime) -> AlertEvent | None:
+    trigger = parse_trigger(alert.trigger)
+    firing = evaluate(session, trigger, now)
+    if firing is None:
+        if not alert.armed:
+            alert.last_false_at = alert.last_false_at or now
+            if (now - alert.last_false_at).total_seconds() >= alert.cooldown_s:
+                alert.armed = True
+        return None
+    alert.last_false_at = None
+    if not alert.armed:
+        return None
+    alert.armed = False
+    alert.last_fired_at = now
+    return _fire(session, alert, trigger, firing, now)
+
+
+def _affected(alert: Alert, gpu_ids: set[str] | None) -> bool:
+    if gpu_ids is None:
+        return True
+    watched = parse_trigger(alert.trigger).gpu_ids()
+    return watched is None or bool(watched & gpu_ids)
+
+
+def evaluate_alerts(
+    session: Session, gpu_ids: Iterable[str] | None = None, now: datetime | None = None
+) -> list[AlertEvent]:
+    """Step every enabled alert the change can affect; returns the events created."""
+    now = now or datetime.now(UTC)
+    wanted = set(gpu_ids) if gpu_ids is not None else None
+    # Row locks keep two concurrent evaluations from both firing one alert.
+    query = (
+        select(Alert)
+        .where(Alert.enabled == True, col(Alert.deleted_at).is_(None))  # noqa: E712
+        .order_by(col(Alert.id))
+        .with_for_update()
+    )
+    events = []
+    for alert in session.exec(query).all():
+        if not _affected(alert, wanted):
+            continue
+        event = _step(session, alert, now)
+        session.add(alert)
+        if event is not None:
+            events.append(event)
+    session.flush()
+    return events

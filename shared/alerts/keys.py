@@ -1,0 +1,78 @@
+"""API keys: created once, stored as a SHA-256 hash plus a lookup prefix.
+
+Keys carry 256 bits of randomness, so a fast hash is enough (no password stretching);
+the prefix finds the row and the hash comparison is constant-time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from sqlmodel import Session, select
+
+from shared.alerts.models import ApiKey
+
+SCOPES = ("read", "write")
+KEY_PREFIX = "gpa"
+
+
+@dataclass(frozen=True, slots=True)
+class CreatedKey:
+    id: int
+    name: str
+    scope: str
+    key: str
+    prefix: str
+
+
+def _hash(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+def create_key(session: Session, name: str, scope: str = "write") -> CreatedKey:
+    if scope not in SCOPES:
+        raise ValueError(f"scope must be one of {', '.join(SCOPES)}")
+    if not name.strip():
+        raise ValueError("name must not be empty")
+    prefix = secrets.token_hex(6)
+    key = f"{KEY_PREFIX}_{prefix}_{secrets.token_urlsafe(32)}"
+    row = ApiKey(
+        name=name.strip(),
+        prefix=prefix,
+        key_hash=_hash(key),
+        scope=scope,
+        created_at=datetime.now(UTC),
+    )
+    session.add(row)
+    session.flush()
+    assert row.id is not None
+    return CreatedKey(row.id, row.name, scope, key, prefix)
+
+
+def verify_key(session: Session, key: str) -> ApiKey | None:
+    """The live key row for `key`, or None (unknown, malformed or revoked)."""
+    parts = key.split("_", 2)
+    if len(parts) != 3 or parts[0] != KEY_PREFIX:
+        return None
+    row = session.exec(select(ApiKey).where(ApiKey.prefix == parts[1])).first()
+    if row is None or row.revoked_at is not None:
+        return None
+    return row if hmac.compare_digest(row.key_hash, _hash(key)) else None
+
+
+def revoke_key(session: Session, key_id: int) -> bool:
+    row = session.get(ApiKey, key_id)
+    if row is None or row.revoked_at is not None:
+        return False
+    row.revoked_at = datetime.now(UTC)
+    session.add(row)
+    session.flush()
+    return True
+
+
+def list_keys(session: Session) -> list[ApiKey]:
+    return list(session.exec(select(ApiKey).order_by(ApiKey.id)))  # type: ignore[arg-type]

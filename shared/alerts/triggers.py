@@ -1,0 +1,252 @@
+"""The four alert triggers, their parameters, and how each is evaluated.
+
+A trigger's condition is computed from committed data only, never from quarantined
+observations or prices of stale sources. `evaluate` returns the triggering fact (the
+observation, score or cloud offer) when the condition holds, else None.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from sqlmodel import Session, col, select
+
+from shared.catalog.specs import load_catalog
+from shared.models import CloudOffer, PriceObservation, Score
+from shared.pricing.market import CONDITION_GROUPS, source_name
+from shared.scoring.tasks import PRECISION_NAMES, TASK_NAMES
+from shared.sources_model import stale_source_names
+
+# Observations older than this do not make a price alert true any more.
+RECENT_DAYS = 7
+# price_drop_pct compares the newest price with the median of this many days before it.
+DROP_BASELINE_DAYS = 30
+KIND_EXCLUDED = ("msrp",)
+
+
+class _Trigger(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    def gpu_ids(self) -> set[str] | None:
+        """GPUs whose data can change this trigger (None: any)."""
+        gpu_id = getattr(self, "gpu_id", None)
+        return {gpu_id} if gpu_id else None
+
+
+def _known_gpu(value: str) -> str:
+    if value not in load_catalog().by_id:
+        raise ValueError(f"unknown gpu_id {value!r}; GET /gpus lists the valid ids")
+    return value
+
+
+class PriceBelow(_Trigger):
+    type: Literal["price_below"]
+    gpu_id: str
+    condition: Literal["new", "used", "any"] = "any"
+    max_price_usd: Decimal = Field(gt=0, le=1_000_000)
+
+    def model_post_init(self, context: Any) -> None:
+        _known_gpu(self.gpu_id)
+
+
+class PriceDropPct(_Trigger):
+    type: Literal["price_drop_pct"]
+    gpu_id: str
+    condition: Literal["new", "used", "any"] = "any"
+    pct: float = Field(gt=0, lt=100)
+
+    def model_post_init(self, context: Any) -> None:
+        _known_gpu(self.gpu_id)
+
+
+class PerfPerDollarAbove(_Trigger):
+    type: Literal["perf_per_dollar_above"]
+    task: str
+    precision: str = "fp16"
+    condition: Literal["new", "used", "any"] = "any"
+    threshold: float = Field(gt=0, description="relative performance per 1,000 USD")
+    gpu_id: str | None = None
+
+    def model_post_init(self, context: Any) -> None:
+        if self.task not in TASK_NAMES:
+            raise ValueError(f"task must be one of {', '.join(TASK_NAMES)}")
+        if self.precision not in PRECISION_NAMES:
+            raise ValueError(f"precision must be one of {', '.join(PRECISION_NAMES)}")
+        if self.gpu_id is not None:
+            _known_gpu(self.gpu_id)
+
+
+class CloudPriceBelow(_Trigger):
+    type: Literal["cloud_price_below"]
+    gpu_id: str
+    max_usd_per_hour: Decimal = Field(gt=0, le=1000, description="per GPU-hour")
+    pricing: Literal["on-demand", "spot"] = "on-demand"
+
+    def model_post_init(self, context: Any) -> None:
+        _known_gpu(self.gpu_id)
+
+
+Trigger = Annotated[
+    PriceBelow | PriceDropPct | PerfPerDollarAbove | CloudPriceBelow, Field(discriminator="type")
+]
+TRIGGER_TYPES = ("price_below", "price_drop_pct", "perf_per_dollar_above", "cloud_price_below")
+_adapter: TypeAdapter[Trigger] = TypeAdapter(Trigger)
+
+
+def parse_trigger(data: str | dict[str, Any]) -> Trigger:
+    if isinstance(data, str):
+        return _adapter.validate_json(data)
+    return _adapter.validate_python(data)
+
+
+@dataclass(frozen=True, slots=True)
+class Firing:
+    """Why a trigger holds: a stable key (one event per distinct fact) and the data."""
+
+    key: str
+    data: dict[str, Any]
+
+
+def evaluate(session: Session, trigger: Trigger, now: datetime | None = None) -> Firing | None:
+    now = now or datetime.now(UTC)
+    if isinstance(trigger, PriceBelow):
+        return _price_below(session, trigger, now)
+    if isinstance(trigger, PriceDropPct):
+        return _price_drop(session, trigger, now)
+    if isinstance(trigger, PerfPerDollarAbove):
+        return _perf_per_dollar(session, trigger)
+    return _cloud_below(session, trigger)
+
+
+def _usable_prices(
+    session: Session, gpu_id: str, condition: str, since: datetime
+) -> list[PriceObservation]:
+    conditions = (
+        ("new", "used", "refurbished") if condition == "any" else CONDITION_GROUPS[condition]
+    )
+    stale = stale_source_names(session)
+    query = select(PriceObservation).where(
+        PriceObservation.gpu_id == gpu_id,
+        col(PriceObservation.condition).in_(conditions),
+        PriceObservation.quarantined == False,  # noqa: E712
+        col(PriceObservation.kind).not_in(KIND_EXCLUDED),
+        PriceObservation.observed_at >= since,
+    )
+    return [o for o in session.exec(query) if source_name(o.source) not in stale]
+
+
+def observation_data(observation: PriceObservation) -> dict[str, Any]:
+    return {
+        "gpu_id": observation.gpu_id,
+        "condition": observation.condition,
+        "price_usd": str(observation.price_usd),
+        "kind": observation.kind,
+        "source": observation.source,
+        "url": observation.url,
+        "title": observation.title,
+        "observed_at": observation.observed_at.isoformat(),
+    }
+
+
+def _price_below(session: Session, trigger: PriceBelow, now: datetime) -> Firing | None:
+    recent = _usable_prices(
+        session, trigger.gpu_id, trigger.condition, now - timedelta(days=RECENT_DAYS)
+    )
+    hits = [o for o in recent if o.price_usd < trigger.max_price_usd]
+    if not hits:
+        return None
+    best = min(hits, key=lambda o: (o.price_usd, o.id or 0))
+    return Firing(f"observation:{best.id}", {"observation": observation_data(best)})
+
+
+def _price_drop(session: Session, trigger: PriceDropPct, now: datetime) -> Firing | None:
+    since = now - timedelta(days=DROP_BASELINE_DAYS + RECENT_DAYS)
+    history = sorted(
+        _usable_prices(session, trigger.gpu_id, trigger.condition, since),
+        key=lambda o: (o.observed_at, o.id or 0),
+    )
+    if len(history) < 2:
+        return None
+    newest = history[-1]
+    baseline_from = newest.observed_at - timedelta(days=DROP_BASELINE_DAYS)
+    baseline = [o.price_usd for o in history[:-1] if o.observed_at >= baseline_from]
+    if not baseline or newest.observed_at < now - timedelta(days=RECENT_DAYS):
+        return None
+    median = Decimal(statistics.median(baseline))
+    drop = float((median - newest.price_usd) / median * 100)
+    if drop < trigger.pct:
+        return None
+    data: dict[str, Any] = {
+        "observation": observation_data(newest),
+        "median_usd": str(median.quantize(Decimal("0.01"))),
+        "drop_pct": round(drop, 2),
+    }
+    return Firing(f"observation:{newest.id}", data)
+
+
+def _perf_per_dollar(session: Session, trigger: PerfPerDollarAbove) -> Firing | None:
+    query = select(Score).where(
+        Score.task == trigger.task,
+        Score.precision == trigger.precision,
+        Score.condition == trigger.condition,
+    )
+    if trigger.gpu_id:
+        query = query.where(Score.gpu_id == trigger.gpu_id)
+    scores = [s for s in session.exec(query) if s.perf_per_dollar * 1000 > trigger.threshold]
+    if not scores:
+        return None
+    best = max(scores, key=lambda s: (s.perf_per_dollar, s.gpu_id))
+    data = {
+        "gpu_id": best.gpu_id,
+        "perf_per_1000_usd": round(best.perf_per_dollar * 1000, 4),
+        "relative_performance": best.relative_performance,
+        "model_version": best.model_version,
+        "price": {
+            "usd": str(best.price_usd),
+            "condition": best.price_condition,
+            "kind": best.price_kind,
+            "source": best.price_source,
+            "observed_at": best.price_observed_at.isoformat(),
+        },
+    }
+    key = f"score:{best.gpu_id}:{best.price_usd}:{best.price_observed_at.isoformat()}"
+    return Firing(key, data)
+
+
+def _cloud_below(session: Session, trigger: CloudPriceBelow) -> Firing | None:
+    column = (
+        CloudOffer.on_demand_usd_per_hour
+        if trigger.pricing == "on-demand"
+        else CloudOffer.spot_usd_per_hour
+    )
+    offers = session.exec(
+        select(CloudOffer).where(CloudOffer.gpu_id == trigger.gpu_id, col(column).is_not(None))
+    ).all()
+    per_gpu = []
+    for offer in offers:
+        hourly = getattr(
+            offer,
+            "on_demand_usd_per_hour" if trigger.pricing == "on-demand" else "spot_usd_per_hour",
+        )
+        if hourly and offer.gpu_count > 0:
+            per_gpu.append((hourly / Decimal(str(offer.gpu_count)), offer))
+    hits = [(price, offer) for price, offer in per_gpu if price < trigger.max_usd_per_hour]
+    if not hits:
+        return None
+    price, offer = min(hits, key=lambda pair: (pair[0], pair[1].id or 0))
+    data = {
+        "gpu_id": offer.gpu_id,
+        "provider": offer.provider,
+        "instance_type": offer.instance_type,
+        "region": offer.region,
+        "pricing": trigger.pricing,
+        "usd_per_gpu_hour": str(price.quantize(Decimal("0.0001"))),
+        "source": offer.source,
+        "observed_at": offer.observed_at.isoformat(),
+    }
+    return Firing(f"cloud:{offer.id}:{trigger.pricing}", data)

@@ -1,0 +1,264 @@
+"""Alerts, API keys and POST /prices over HTTP, with work run eagerly after commits."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from standardwebhooks.webhooks import Webhook
+
+from services.api.app import create_app
+from shared.alerts.keys import create_key, revoke_key
+from shared.db import get_engine, make_engine, migrate, session_scope
+from shared.events import _dispatcher_for
+from shared.seed import seed_catalog
+from shared.settings import get_settings
+from tests.conftest import _drop_postgres_database, new_database
+from tests.receiver import Receiver, running_receiver
+
+
+@pytest.fixture(scope="module")
+def alerts_db(backend, tmp_path_factory) -> Iterator[str]:
+    url, pg_name = new_database(backend, tmp_path_factory.mktemp("alerts"))
+    migrate(url)
+    engine = make_engine(url)
+    with session_scope(engine) as session:
+        seed_catalog(session)
+    engine.dispose()
+    yield url
+    if pg_name:
+        _drop_postgres_database(pg_name)
+
+
+def _reset_caches() -> None:
+    get_settings.cache_clear()
+    get_engine.cache_clear()
+    _dispatcher_for.cache_clear()
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    with running_receiver() as running:
+        yield running
+
+
+@pytest.fixture
+def make_client(alerts_db, monkeypatch, tmp_path):
+    clients = []
+
+    def build(**env: str) -> TestClient:
+        values = {
+            "GPU_ADVISOR_DATABASE_URL": alerts_db,
+            "GPU_ADVISOR_DATA_DIR": str(tmp_path),
+            "GPU_ADVISOR_INPROCESS_MODE": "eager",
+            "GPU_ADVISOR_INPROCESS_SCHEDULER": "false",
+            "GPU_ADVISOR_LOAD_BUNDLED_DATA": "false",
+            "GPU_ADVISOR_WEBHOOK_ALLOWLIST": "127.0.0.1",
+            **env,
+        }
+        for name, value in values.items():
+            monkeypatch.setenv(name, value)
+        _reset_caches()
+        client = TestClient(create_app(get_settings()))
+        client.__enter__()
+        clients.append(client)
+        return client
+
+    yield build
+    for client in clients:
+        client.__exit__(None, None, None)
+    _reset_caches()
+
+
+def new_key(url: str, scope: str = "write") -> tuple[int, dict[str, str]]:
+    engine = make_engine(url)
+    with session_scope(engine) as session:
+        created = create_key(session, f"test-{scope}", scope)
+    engine.dispose()
+    return created.id, {"Authorization": f"Bearer {created.key}"}
+
+
+def alert_body(url: str, **trigger) -> dict[str, Any]:
+    base = {
+        "type": "price_below",
+        "gpu_id": "rtx-3090",
+        "condition": "used",
+        "max_price_usd": "500",
+    }
+    return {"url": url, "trigger": {**base, **trigger}}
+
+
+def test_write_endpoints_need_a_key_with_write_scope(make_client, alerts_db, receiver):
+    client = make_client()
+    body = alert_body(receiver.url)
+    assert client.post("/alerts", json=body).status_code == 401
+    assert (
+        client.post("/alerts", json=body, headers={"Authorization": "Bearer nope"}).status_code
+        == 401
+    )
+    _, read_headers = new_key(alerts_db, "read")
+    assert client.post("/alerts", json=body, headers=read_headers).status_code == 403
+    _, headers = new_key(alerts_db)
+    created = client.post("/alerts", json=body, headers=headers)
+    assert created.status_code == 201
+    assert created.json()["secret"].startswith("whsec_")
+    fetched = client.get(f"/alerts/{created.json()['id']}", headers=headers).json()
+    assert "secret" not in fetched and fetched["trigger"]["max_price_usd"] == "500"
+
+
+def test_each_key_sees_only_its_own_alerts_and_revocation_is_immediate(
+    make_client, alerts_db, receiver
+):
+    client = make_client()
+    owner_id, owner = new_key(alerts_db)
+    _, other = new_key(alerts_db)
+    alert_id = client.post("/alerts", json=alert_body(receiver.url), headers=owner).json()["id"]
+    for method, path in (
+        ("GET", f"/alerts/{alert_id}"),
+        ("PATCH", f"/alerts/{alert_id}"),
+        ("DELETE", f"/alerts/{alert_id}"),
+        ("POST", f"/alerts/{alert_id}/test"),
+        ("GET", f"/alerts/{alert_id}/deliveries"),
+    ):
+        kwargs = {"json": {"description": "x"}} if method == "PATCH" else {}
+        assert client.request(method, path, headers=other, **kwargs).status_code == 404, path
+    assert alert_id not in [a["id"] for a in client.get("/alerts", headers=other).json()["items"]]
+    assert client.get(f"/alerts/{alert_id}", headers=owner).status_code == 200
+    engine = make_engine(alerts_db)
+    with session_scope(engine) as session:
+        revoke_key(session, owner_id)
+    engine.dispose()
+    assert client.get(f"/alerts/{alert_id}", headers=owner).status_code == 401
+
+
+def test_per_key_rate_limit_answers_429_with_retry_after(make_client, alerts_db):
+    client = make_client(GPU_ADVISOR_RATE_LIMIT_PER_MINUTE="3")
+    _, headers = new_key(alerts_db)
+    statuses = [client.get("/alerts", headers=headers).status_code for _ in range(4)]
+    assert statuses == [200, 200, 200, 429]
+    limited = client.get("/alerts", headers=headers)
+    assert 1 <= int(limited.headers["retry-after"]) <= 60
+    _, fresh = new_key(alerts_db)
+    assert client.get("/alerts", headers=fresh).status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("url", "hint"),
+    [
+        ("http://169.254.169.254/latest/meta-data/", "cloud metadata"),
+        ("http://0x7f000001:8080/", None),  # 127.0.0.1 spelled in hex: allowlisted here
+        ("http://10.0.0.1/hook", "private"),
+        ("gopher://example.com/", "scheme"),
+    ],
+)
+def test_webhook_urls_are_checked_at_registration(make_client, alerts_db, url, hint):
+    client = make_client()
+    _, headers = new_key(alerts_db)
+    response = client.post("/alerts", json=alert_body(url), headers=headers)
+    if hint is None:
+        assert response.status_code == 201
+        return
+    assert response.status_code == 422
+    assert response.json()["message"].startswith("url:") and hint in response.json()["message"]
+
+
+@pytest.mark.parametrize(
+    ("trigger", "field"),
+    [
+        ({"gpu_id": "rtx-9999"}, "gpu_id"),
+        ({"max_price_usd": "-3"}, "max_price_usd"),
+        ({"type": "price_rise"}, "trigger"),
+    ],
+)
+def test_bad_triggers_are_422_naming_the_field(make_client, alerts_db, receiver, trigger, field):
+    client = make_client()
+    _, headers = new_key(alerts_db)
+    response = client.post("/alerts", json=alert_body(receiver.url, **trigger), headers=headers)
+    assert response.status_code == 422
+    assert field in response.json()["message"]
+
+
+def test_patch_delete_and_test_event(make_client, alerts_db, receiver):
+    client = make_client()
+    _, headers = new_key(alerts_db)
+    alert_id = client.post("/alerts", json=alert_body(receiver.url), headers=headers).json()["id"]
+    patched = client.patch(
+        f"/alerts/{alert_id}",
+        json={
+            "trigger": alert_body(receiver.url, max_price_usd="450")["trigger"],
+            "cooldown_s": 60,
+        },
+        headers=headers,
+    ).json()
+    assert patched["trigger"]["max_price_usd"] == "450" and patched["cooldown_s"] == 60
+    result = client.post(f"/alerts/{alert_id}/test", headers=headers)
+    assert result.status_code == 200
+    assert result.json()["status_code"] == 200 and result.json()["ok"]
+    assert "secret-content" not in result.text  # never echo the target's body
+    [request] = receiver.received
+    assert json.loads(request.body)["type"] == "alert.test"
+    deliveries = client.get(f"/alerts/{alert_id}/deliveries", headers=headers).json()["items"]
+    assert (
+        deliveries[0]["event_type"] == "alert.test"
+        and deliveries[0]["attempts_log"][0]["status_code"] == 200
+    )
+    assert client.delete(f"/alerts/{alert_id}", headers=headers).status_code == 204
+    assert client.get(f"/alerts/{alert_id}", headers=headers).status_code == 404
+
+
+def test_a_posted_price_below_the_threshold_delivers_one_signed_event(
+    make_client, alerts_db, receiver
+):
+    client = make_client()
+    _, headers = new_key(alerts_db)
+    created = client.post(
+        "/alerts",
+        json=alert_body(receiver.url, gpu_id="rtx-2080-ti", max_price_usd="300"),
+        headers=headers,
+    ).json()
+    price = {"gpu_id": "RTX 2080 Ti", "usd": "350", "condition": "used", "source": "vendor-quote"}
+    assert client.post("/prices", json=price, headers=headers).status_code == 201
+    assert receiver.received == []
+    cheap = client.post("/prices", json={**price, "usd": "280"}, headers=headers)
+    assert cheap.status_code == 201 and cheap.json()["gpu_id"] == "rtx-2080-ti"
+    [request] = receiver.received
+    headers_in = {k: v for k, v in request.headers.items() if k.startswith("webhook-")}
+    payload = Webhook(created["secret"]).verify(request.body, headers_in)
+    assert payload["type"] == "price_below" and payload["alert_id"] == created["id"]
+    observation = payload["data"]["observation"]
+    assert observation["price_usd"] == "280.00" and observation["source"] == "vendor-quote"
+    assert datetime.fromisoformat(observation["observed_at"]) <= datetime.now(UTC)
+    # Still true, hovering: no second delivery.
+    client.post("/prices", json={**price, "usd": "290"}, headers=headers)
+    assert len(receiver.received) == 1
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"gpu_id": "rtx-9999"}, "gpu_id"),
+        ({"usd": "0"}, "usd"),
+        ({"usd": "abc"}, "usd"),
+        ({"condition": "broken"}, "condition"),
+        ({"source": ""}, "source"),
+    ],
+)
+def test_bad_prices_are_422_and_store_nothing(make_client, alerts_db, change, field):
+    client = make_client()
+    _, headers = new_key(alerts_db)
+    body = {"gpu_id": "rtx-3090", "usd": "700", "condition": "used", "source": "vendor", **change}
+    response = client.post("/prices", json=body, headers=headers)
+    assert response.status_code == 422
+    assert field in response.json()["message"]
+
+
+def test_reads_can_require_a_key(make_client, alerts_db):
+    client = make_client(GPU_ADVISOR_REQUIRE_KEY_FOR_READS="true")
+    assert client.get("/gpus").status_code == 401
+    assert client.get("/health").status_code == 200
+    _, headers = new_key(alerts_db, "read")
+    assert client.get("/gpus", headers=headers).status_code == 200

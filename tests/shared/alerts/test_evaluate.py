@@ -1,0 +1,154 @@
+import json
+from datetime import timedelta
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+from sqlmodel import select
+
+from shared.alerts.evaluate import evaluate_alerts
+from shared.alerts.models import Alert, AlertEvent
+from shared.alerts.triggers import parse_trigger
+from shared.db import session_scope
+from shared.models import CloudOffer
+from shared.scoring.compute import recompute_scores
+from shared.sources_model import SourceStatus
+from tests.factories import make_observation
+from tests.shared.alerts.conftest import T0, make_alert
+
+URL = "http://127.0.0.1:9/hook"
+
+
+def add(engine, *rows):
+    with session_scope(engine) as session:
+        for row in rows:
+            session.add(row)
+
+
+def step(engine, gpu_ids=None, now=T0):
+    with session_scope(engine) as session:
+        return [json.loads(e.payload) for e in evaluate_alerts(session, gpu_ids, now)]
+
+
+def alert_state(engine, alert_id="alr_test"):
+    with session_scope(engine) as session:
+        return session.get(Alert, alert_id)
+
+
+def price(usd, at=T0, **kw):
+    return make_observation(gpu_id="rtx-3090", condition="used", usd=usd, observed_at=at, **kw)
+
+
+def test_price_below_fires_once_and_rearms_after_the_cooldown(db):
+    make_alert(db, URL, cooldown_s=3600)
+    add(db, price("750"))
+    assert step(db) == []
+    add(db, price("650", at=T0 + timedelta(minutes=1)))
+    [event] = step(db, now=T0 + timedelta(minutes=2))
+    assert event["type"] == "price_below" and event["alert_id"] == "alr_test"
+    assert event["data"]["observation"]["price_usd"] == "650.00"
+    assert event["data"]["observation"]["source"] == "test-market"
+    # Hovering at the threshold: still true, no second event.
+    add(db, price("690", at=T0 + timedelta(minutes=3)))
+    assert step(db, now=T0 + timedelta(minutes=4)) == []
+    # False (the cheap listings age out of the 7-day window) but not for a whole hour yet.
+    later = T0 + timedelta(days=8)
+    assert step(db, now=later) == [] and not alert_state(db).armed
+    assert step(db, now=later + timedelta(minutes=30)) == [] and not alert_state(db).armed
+    assert step(db, now=later + timedelta(minutes=61)) == [] and alert_state(db).armed
+    add(db, price("600", at=later + timedelta(hours=2)))
+    assert len(step(db, now=later + timedelta(hours=2))) == 1
+
+
+def test_quarantined_and_stale_prices_never_fire(db):
+    make_alert(db, URL)
+    add(db, price("100", quarantined=True))
+    add(db, price("200", source="ebay"))
+    add(db, SourceStatus(name="ebay", interval_s=3600, stale=True))
+    assert step(db) == []
+    assert alert_state(db).armed
+
+
+def test_price_drop_pct_compares_with_the_recent_median(db):
+    trigger = {"type": "price_drop_pct", "gpu_id": "rtx-3090", "condition": "used", "pct": 20}
+    make_alert(db, URL, trigger)
+    add(
+        db,
+        *(
+            price(str(usd), at=T0 - timedelta(days=d))
+            for d, usd in ((10, 1000), (8, 1020), (6, 980))
+        ),
+    )
+    add(db, price("850"))
+    assert step(db) == []  # 15 % below the 1,000 median
+    add(db, price("790", at=T0 + timedelta(hours=1)))
+    [event] = step(db, now=T0 + timedelta(hours=1))
+    assert event["data"]["median_usd"] == "990.00" and event["data"]["drop_pct"] >= 20
+
+
+def test_perf_per_dollar_above_reads_the_scores(db):
+    trigger = {"type": "perf_per_dollar_above", "task": "cv", "precision": "fp16", "threshold": 0.5}
+    make_alert(db, URL, trigger)
+    add(db, price("5000", at=T0 - timedelta(days=10)))
+    with session_scope(db) as session:
+        recompute_scores(session)
+    assert step(db) == []
+    add(db, price("400", at=T0 + timedelta(hours=1), listing_id="cheap"))
+    with session_scope(db) as session:
+        recompute_scores(session)
+    [event] = step(db, now=T0 + timedelta(hours=1))
+    assert event["data"]["gpu_id"] == "rtx-3090" and event["data"]["perf_per_1000_usd"] > 0.5
+
+
+def test_cloud_price_below_is_per_gpu_hour(db):
+    trigger = {"type": "cloud_price_below", "gpu_id": "h100-sxm5", "max_usd_per_hour": "2.00"}
+    make_alert(db, URL, trigger)
+    offer: dict[str, Any] = {
+        "provider": "aws",
+        "instance_type": "p5.48xlarge",
+        "gpu_id": "h100-sxm5",
+        "gpu_count": 8,
+        "region": "us-east-1",
+        "kind": "scraped",
+        "source": "test",
+        "observed_at": T0,
+    }
+    add(db, CloudOffer(on_demand_usd_per_hour=Decimal("20.00"), **offer))
+    assert step(db) == []  # $2.50 per GPU-hour
+    add(db, CloudOffer(on_demand_usd_per_hour=Decimal("15.20"), **{**offer, "region": "us-west-2"}))
+    [event] = step(db, ["h100-sxm5"])
+    assert event["data"]["usd_per_gpu_hour"] == "1.9000" and event["data"]["region"] == "us-west-2"
+
+
+def test_only_alerts_on_the_changed_gpus_are_evaluated(db):
+    make_alert(db, URL)
+    add(db, price("100"))
+    assert step(db, ["rtx-4090"]) == []
+    assert len(step(db, ["rtx-3090"])) == 1
+    with session_scope(db) as session:
+        assert len(session.exec(select(AlertEvent)).all()) == 1
+
+
+@pytest.mark.parametrize(
+    ("trigger", "field"),
+    [
+        ({"type": "price_below", "gpu_id": "rtx-9999", "max_price_usd": 1}, "gpu_id"),
+        ({"type": "price_below", "gpu_id": "rtx-3090", "max_price_usd": -1}, "max_price_usd"),
+        ({"type": "price_drop_pct", "gpu_id": "rtx-3090", "pct": 150}, "pct"),
+        ({"type": "perf_per_dollar_above", "task": "gaming", "threshold": 1}, "task"),
+        (
+            {
+                "type": "cloud_price_below",
+                "gpu_id": "h100-sxm5",
+                "max_usd_per_hour": 1,
+                "pricing": "x",
+            },
+            "pricing",
+        ),
+        ({"type": "price_rise"}, "type"),
+    ],
+)
+def test_bad_triggers_are_refused_naming_the_field(trigger, field):
+    with pytest.raises(ValidationError, match=field):
+        parse_trigger(trigger)
