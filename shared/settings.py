@@ -54,6 +54,8 @@ class Settings(BaseSettings):
     alert_dispatch_interval_s: float = Field(default=5.0, gt=0)
     # A claimed delivery is retried after this long if its worker never recorded it.
     webhook_lease_s: float = Field(default=60.0, gt=0)
+    # Waits after each failed attempt (Standard Webhooks' suggested schedule).
+    webhook_retry_schedule_s: str = "5,300,1800,7200,18000,36000,36000"
     # Fault injection for the fault tests only (refused in production), e.g.
     # "recompute-pause:5" (sleep mid-transaction) or "recompute-transient".
     fault_injection: str = ""
@@ -73,6 +75,11 @@ class Settings(BaseSettings):
         if self.task_retry_backoff_max_s >= self.redis_visibility_timeout_s:
             raise ValueError("task_retry_backoff_max_s must be below redis_visibility_timeout_s")
         return self
+
+    def retry_schedule(self) -> tuple[float, ...]:
+        return tuple(
+            float(part) for part in self.webhook_retry_schedule_s.split(",") if part.strip()
+        )
 
     def scrape_schedule(self) -> dict[str, int]:
         """Source name -> interval in seconds, from `scrape_sources`."""

@@ -27,7 +27,7 @@ class Script:
 
 
 class Receiver:
-    def __init__(self) -> None:
+    def __init__(self, port: int = 0) -> None:
         self.received: list[Received] = []
         self.script = Script()
         self._lock = threading.Lock()
@@ -49,7 +49,7 @@ class Receiver:
             def log_message(self, format: str, *args: object) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self.port = int(self.server.server_address[1])
         self.url = f"http://127.0.0.1:{self.port}/hook"
         # A short poll interval keeps shutdown (once per test) quick.

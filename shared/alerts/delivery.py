@@ -6,9 +6,10 @@ records the outcome. A sender that dies after the POST and before recording leav
 claim to expire, and the event is sent again with the same webhook-id: at most one
 duplicate, which the receiver drops by webhook-id.
 
-Schedule after a failed attempt: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then the event
-fails. A 2xx is success; redirects are failures and are not followed; 410 disables the
-alert's endpoint; 429 and 503 wait at least their Retry-After. An endpoint failing for
+Schedule after a failed attempt (setting `webhook_retry_schedule_s`): 5 s, 5 min, 30 min,
+2 h, 5 h, 10 h, 10 h, then the event fails. A 2xx is success; redirects are failures and
+are not followed; 410 disables the alert's endpoint; 429 and 503 wait at least their
+Retry-After. An endpoint failing for
 `webhook_disable_after_days` is disabled with the reason kept on the alert.
 """
 
@@ -31,8 +32,6 @@ from shared.alerts.ssrf import Allowlist, BlockedUrl, Resolver, Target, check_ur
 from shared.db import session_scope
 from shared.settings import Settings
 
-RETRY_SCHEDULE_S = (5, 300, 1800, 7200, 18000, 36000, 36000)
-MAX_ATTEMPTS = len(RETRY_SCHEDULE_S) + 1
 USER_AGENT = "GPU-Advisor-Webhooks/1.0"
 Clock = Callable[[], datetime]
 
@@ -223,10 +222,11 @@ def _after_failure(
     if alert is not None and not alert.enabled:
         event.status = "failed"
         return
-    if event.attempts >= MAX_ATTEMPTS:
+    schedule = settings.retry_schedule()
+    if event.attempts > len(schedule):
         event.status = "failed"
         return
-    wait = float(RETRY_SCHEDULE_S[event.attempts - 1])
+    wait = schedule[event.attempts - 1]
     if outcome.status_code in (429, 503) and outcome.retry_after_s is not None:
         wait = max(wait, outcome.retry_after_s)
     event.next_attempt_at = now + timedelta(seconds=wait)

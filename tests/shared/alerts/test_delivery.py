@@ -4,7 +4,7 @@ from datetime import UTC, datetime, timedelta
 from sqlmodel import select
 from standardwebhooks.webhooks import Webhook
 
-from shared.alerts.delivery import MAX_ATTEMPTS, RETRY_SCHEDULE_S, attempt, claim_due, dispatch_due
+from shared.alerts.delivery import attempt, claim_due, dispatch_due
 from shared.alerts.evaluate import new_event
 from shared.alerts.models import Alert, AlertEvent, DeliveryAttempt
 from shared.db import session_scope
@@ -69,23 +69,26 @@ def test_failures_follow_the_retry_schedule_with_one_webhook_id(db, receiver, se
     alert = make_alert(db, receiver.url)
     event = add_event(db, alert)
     clock = Clock(T0)
-    for attempt_number in range(1, MAX_ATTEMPTS + 1):
+    schedule = settings.retry_schedule()
+    assert schedule == (5, 300, 1800, 7200, 18000, 36000, 36000)
+    max_attempts = len(schedule) + 1
+    for attempt_number in range(1, max_attempts + 1):
         assert dispatch_due(db, settings, clock=clock)["failed_attempts"] == 1
         row = event_row(db, event.webhook_id)
         assert row.attempts == attempt_number
-        if attempt_number < MAX_ATTEMPTS:
-            wait = RETRY_SCHEDULE_S[attempt_number - 1]
+        if attempt_number < max_attempts:
+            wait = schedule[attempt_number - 1]
             assert row.next_attempt_at == clock.now + timedelta(seconds=wait)
             clock.now += timedelta(seconds=wait - 1)
             assert dispatch_due(db, settings, clock=clock)["claimed"] == 0  # not due yet
             clock.now += timedelta(seconds=1)
     assert event_row(db, event.webhook_id).status == "failed"
-    assert len(receiver.received) == MAX_ATTEMPTS
+    assert len(receiver.received) == max_attempts
     assert {r.headers["webhook-id"] for r in receiver.received} == {event.webhook_id}
-    assert len({r.headers["webhook-signature"] for r in receiver.received}) == MAX_ATTEMPTS
+    assert len({r.headers["webhook-signature"] for r in receiver.received}) == max_attempts
     with session_scope(db) as session:
         attempts = session.exec(select(DeliveryAttempt)).all()
-    assert [a.status_code for a in attempts] == [500] * MAX_ATTEMPTS
+    assert [a.status_code for a in attempts] == [500] * max_attempts
 
 
 def test_gone_disables_the_alert_endpoint(db, receiver, settings):
