@@ -10,6 +10,7 @@ from sqlmodel import select
 from shared.db import migrate, session_scope
 from shared.models import ScoreState
 from shared.perfmodel.registry import get_model
+from shared.quotes.jobs import recompute_standard_quotes
 from shared.scoring.compute import recompute_scores
 from shared.seed import seed_all
 from shared.settings import Settings
@@ -30,3 +31,5 @@ def prepare_database(engine: Engine, settings: Settings) -> None:
         if changed or state is None or state.model_version != get_model().version:
             recomputed = recompute_scores(session, settings=settings)
             log.info("recomputed %d score rows (%s)", recomputed.rows, recomputed.model_version)
+            quotes = recompute_standard_quotes(session, None, settings)
+            log.info("standard quotes: %d updated", len(quotes["updated"]))

@@ -15,13 +15,15 @@ from shared.alerts.jobs import (
     evaluate_job,
 )
 from shared.db import session_scope
-from shared.events import RECOMPUTE_SCORES, enqueue_after_commit, register_job
+from shared.events import QUEUES, RECOMPUTE_SCORES, TaskCall, enqueue_after_commit, register_job
+from shared.quotes.jobs import recompute_standard_quotes_job
 from shared.scoring.compute import recompute_scores
 from shared.settings import get_settings
 
 log = logging.getLogger(__name__)
 
 FULL_RECOMPUTE = "compute.full_recompute"
+RECOMPUTE_QUOTES = "compute.recompute_standard_quotes"
 
 
 class TransientJobError(RuntimeError):
@@ -44,10 +46,15 @@ def recompute_job(gpu_ids: list[str] | None = None) -> dict[str, Any]:
     midway = (lambda: time.sleep(float(pause))) if pause else None
     with session_scope() as session:
         result = recompute_scores(session, gpu_ids, midway=midway)
-        # New prices and scores may make alert rules true: evaluate after the commit.
+        # New prices and scores may make alert rules true, and move standard quotes.
         enqueue_after_commit(session, evaluate_call(gpu_ids))
+        enqueue_after_commit(session, quotes_call(gpu_ids))
     log.info("recomputed %d rows for %d GPUs", result.rows, len(result.gpu_ids))
     return {"gpus": len(result.gpu_ids), "rows": result.rows, "revision": result.revision}
+
+
+def quotes_call(gpu_ids: list[str] | None) -> TaskCall:
+    return TaskCall(RECOMPUTE_QUOTES, (sorted(gpu_ids) if gpu_ids else None,), QUEUES["compute"])
 
 
 def full_recompute_job() -> dict[str, Any]:
@@ -57,5 +64,6 @@ def full_recompute_job() -> dict[str, Any]:
 def register_all() -> None:
     register_job(RECOMPUTE_SCORES, recompute_job)
     register_job(FULL_RECOMPUTE, full_recompute_job)
+    register_job(RECOMPUTE_QUOTES, recompute_standard_quotes_job)
     register_job(EVALUATE, evaluate_job)
     register_job(DISPATCH_DUE, dispatch_due_job)

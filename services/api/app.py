@@ -16,10 +16,12 @@ from services.api.gpus.router import router as gpus_router
 from services.api.health.router import router as health_router
 from services.api.model.router import router as model_router
 from services.api.prices.router import router as prices_router
+from services.api.quotes.router import router as quotes_router
 from services.api.ratelimit import RateLimiter
 from services.api.recommend.router import router as recommend_router
 from services.api.recommend.service import ResponseCache, ScoreCache
 from services.api.sources.router import router as sources_router
+from services.api.tco.router import router as tco_router
 from shared.bootstrap import prepare_database
 from shared.db import make_engine
 from shared.scheduler import InProcessScheduler
@@ -69,4 +71,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(prices_router, dependencies=reads)
     app.include_router(sources_router, dependencies=reads)
     app.include_router(alerts_router)
+    app.include_router(tco_router, dependencies=reads)
+    app.include_router(quotes_router, dependencies=reads)
     return app

@@ -12,7 +12,9 @@ from services.cli.api_keys import app as api_keys_app
 from services.cli.match import match_titles
 from services.cli.model import app as model_app
 from services.cli.prices import app as prices_app
+from services.cli.quotes import app as quotes_app
 from services.cli.scrape import scrape
+from services.cli.tco import app as tco_app
 from shared.settings import get_settings
 
 app = typer.Typer(
@@ -23,6 +25,8 @@ app.add_typer(db_app, name="db")
 app.add_typer(model_app, name="model")
 app.add_typer(prices_app, name="prices")
 app.add_typer(api_keys_app, name="api-keys")
+app.add_typer(tco_app, name="tco")
+app.add_typer(quotes_app, name="quotes")
 app.command("scrape")(scrape)
 app.command("match-titles", help="Match listing titles (one per line on stdin) to GPU ids.")(
     match_titles

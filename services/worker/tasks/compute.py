@@ -9,7 +9,14 @@ from sqlalchemy.exc import OperationalError
 from services.worker.celery_app import app
 from shared.celery_app import RecordedTask, retry_options
 from shared.events import RECOMPUTE_SCORES
-from shared.jobs import FULL_RECOMPUTE, TransientJobError, full_recompute_job, recompute_job
+from shared.jobs import (
+    FULL_RECOMPUTE,
+    RECOMPUTE_QUOTES,
+    TransientJobError,
+    full_recompute_job,
+    recompute_job,
+)
+from shared.quotes.jobs import recompute_standard_quotes_job
 from shared.settings import get_settings
 
 # Only failures that can pass are retried; a bad GPU id (ValueError) fails at once.
@@ -31,3 +38,13 @@ def recompute_scores(gpu_ids: list[str] | None = None) -> dict[str, Any]:
 )
 def full_recompute() -> dict[str, Any]:
     return full_recompute_job()
+
+
+@app.task(  # type: ignore[untyped-decorator]
+    name=RECOMPUTE_QUOTES,
+    base=RecordedTask,
+    autoretry_for=TRANSIENT,
+    **retry_options(get_settings()),
+)
+def recompute_standard_quotes(gpu_ids: list[str] | None = None) -> dict[str, Any]:
+    return recompute_standard_quotes_job(gpu_ids)

@@ -1,0 +1,1 @@
+"""Cluster quotes: POST /quotes/cluster, POST /quotes/compare, GET /quotes."""

@@ -1,0 +1,1 @@
+"""GET /tco: own versus rent."""

@@ -1,0 +1,103 @@
+"""GET /tco: resolve the request (shared/tco) and shape the answer."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from sqlmodel import Session
+
+from services.api.errors import InvalidParameter
+from services.api.tco.schemas import (
+    CloudOfferOut,
+    CloudSide,
+    GpuRef,
+    MonthOut,
+    OwnSide,
+    SourcedOut,
+    TcoResponse,
+)
+from shared.settings import Settings
+from shared.tco import model
+from shared.tco.inputs import TcoInputError, TcoReport, TcoRequest, build_report, validate_request
+
+WORK_HOUR = (
+    "one hour of the owned build working at full speed; cloud hours are scaled by "
+    "own speed / cloud speed (performance model)"
+)
+METHOD = "docs/tco_and_quotes.md; formulas in shared/tco/model.py"
+
+
+def tco(session: Session, request: TcoRequest, settings: Settings) -> TcoResponse:
+    try:
+        validate_request(request)
+        report = build_report(session, request, settings)
+    except TcoInputError as exc:
+        raise InvalidParameter(exc.field, exc.message, exc.valid) from exc
+    return _response(report)
+
+
+def _offer(report: TcoReport) -> CloudOfferOut | None:
+    offer = report.cloud_offer
+    if offer is None:
+        return None
+    data = asdict(offer)
+    data["observed_at"] = offer.observed_at.date()
+    return CloudOfferOut.model_validate(data)
+
+
+def _own(report: TcoReport) -> OwnSide:
+    r, i = report.result, report.inputs
+    return OwnSide(
+        purchase_usd=i.purchase_usd,
+        resale_pct=i.resale_pct,
+        net_purchase_usd=r.own_net_purchase_usd,
+        kwh_per_year=r.own_kwh_per_year,
+        co2_kg_per_year=r.own_co2_kg_per_year,
+        energy_usd_per_year=r.own_energy_usd_per_year,
+        total_usd=r.own_total_usd,
+        usd_per_work_hour=r.own_usd_per_work_hour,
+        usd_per_reference_gpu_hour=r.own_usd_per_reference_gpu_hour,
+        relative_throughput=round(i.own_speed, 4),
+    )
+
+
+def _cloud(report: TcoReport) -> CloudSide:
+    r, i = report.result, report.inputs
+    return CloudSide(
+        usd_per_gpu_hour=i.cloud_usd_per_hour,
+        gpu_hours_per_year=r.cloud_gpu_hours_per_year,
+        usd_per_year=r.cloud_usd_per_year,
+        total_usd=r.cloud_total_usd,
+        usd_per_work_hour=r.cloud_usd_per_work_hour,
+        usd_per_reference_gpu_hour=r.cloud_usd_per_reference_gpu_hour,
+        kwh_per_year=r.cloud_kwh_per_year,
+        co2_kg_per_year=r.cloud_co2_kg_per_year,
+        relative_throughput=round(i.cloud_speed, 4),
+        spot_interruption_overhead=i.spot_interruption_overhead,
+        offer=_offer(report),
+    )
+
+
+def _response(report: TcoReport) -> TcoResponse:
+    req, r = report.request, report.result
+    return TcoResponse(
+        gpu=GpuRef(id=report.gpu.id, name=report.gpu.name),
+        cloud_gpu=GpuRef(id=report.cloud_gpu.id, name=report.cloud_gpu.name),
+        count=req.count,
+        pricing=req.pricing,
+        task=req.task,
+        precision=req.precision,
+        years=report.inputs.years,
+        utilization=report.inputs.utilization,
+        busy_hours_per_year=r.busy_hours_per_year,
+        break_even_days=r.break_even_days,
+        break_even_within_horizon=r.break_even_within_horizon,
+        cheaper=r.cheaper,
+        own=_own(report),
+        cloud=_cloud(report),
+        monthly=[MonthOut.model_validate(asdict(p)) for p in r.monthly],
+        work_hour=WORK_HOUR,
+        method=METHOD + "; " + (model.__doc__ or "").split("\n\n", 1)[0],
+        assumptions=[SourcedOut.model_validate(asdict(a)) for a in report.assumptions],
+        model_version=report.model_version,
+    )

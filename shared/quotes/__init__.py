@@ -1,0 +1,1 @@
+"""Cluster quotes: bills of materials for multi-GPU builds, stored and recomputed."""

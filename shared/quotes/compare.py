@@ -1,0 +1,217 @@
+"""Compare mode: candidate builds side by side over one horizon.
+
+For each candidate over `years` at `utilization` (busy hours = utilization x 8,760 x years):
+- buy:  total = bill of materials + electricity of the busy hours (resale not counted);
+- rent: total = billed hours x count x $/GPU-hour; billed hours = `rent_hours` or the busy
+        hours; spot loses `spot_interruption_overhead` of them to interruptions.
+Work = build throughput (relative to one RTX 3090, performance model) x productive hours,
+in reference-GPU-hours; cost per unit of work = total / work.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from sqlmodel import Session
+
+from shared.quotes.build import ClusterRequest, LineItem, QuoteInputError, spec_of
+from shared.quotes.models import Quote
+from shared.quotes.service import compute_cluster, store
+from shared.settings import Settings
+from shared.tco import defaults as d
+from shared.tco.cloud import PRICINGS, cheapest_offer
+from shared.tco.inputs import TcoInputError, build_speed
+from shared.tco.model import money
+
+ACQUISITIONS = ("buy", "rent")
+MAX_CANDIDATES = 10
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    gpu: str
+    count: int = 1
+    acquisition: str = "buy"
+    label: str | None = None
+    condition: str = "any"
+    deployment: str = "workstation"
+    pricing: str = "on-demand"
+    allow_geforce: bool = False
+    gpu_price_usd: Decimal | None = None
+    cloud_usd_per_hour: Decimal | None = None
+    rent_hours: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CompareRequest:
+    candidates: tuple[Candidate, ...]
+    task: str = "cv"
+    precision: str = "fp16"
+    years: float = 1.0
+    utilization: float = d.UTILIZATION
+    electricity_usd_per_kwh: Decimal = d.ELECTRICITY_USD_PER_KWH
+
+
+@dataclass(slots=True)
+class CandidateResult:
+    label: str
+    acquisition: str
+    gpu: str
+    count: int
+    total_usd: Decimal
+    relative_throughput: float
+    work_reference_gpu_hours: float
+    usd_per_reference_gpu_hour: Decimal | None
+    capex_usd: Decimal = Decimal(0)
+    energy_usd: Decimal = Decimal(0)
+    rent_usd: Decimal = Decimal(0)
+    hours: float = 0.0
+    sources: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    line_items: list[LineItem] = field(default_factory=list)
+    rank: int = 0
+
+
+@dataclass(slots=True)
+class CompareResult:
+    task: str
+    precision: str
+    years: float
+    utilization: float
+    busy_hours: float
+    unit_of_work: str
+    method: str
+    candidates: list[CandidateResult]
+
+
+def _busy_hours(req: CompareRequest) -> float:
+    return req.utilization * d.HOURS_PER_DAY * d.DAYS_PER_YEAR * req.years
+
+
+def _label(c: Candidate) -> str:
+    return c.label or f"{c.count}x {c.gpu} ({c.acquisition})"
+
+
+def _per_work(total: Decimal, work: float) -> Decimal | None:
+    return money(total / Decimal(str(work))) if work > 0 else None
+
+
+def _buy(session: Session, c: Candidate, req: CompareRequest, s: Settings) -> CandidateResult:
+    cluster = ClusterRequest(
+        gpu=c.gpu,
+        count=c.count,
+        task=req.task,
+        precision=req.precision,
+        deployment=c.deployment,
+        allow_geforce=c.allow_geforce,
+        condition=c.condition,
+        gpu_price_usd=c.gpu_price_usd,
+        utilization=req.utilization,
+        electricity_usd_per_kwh=req.electricity_usd_per_kwh,
+    )
+    quote = compute_cluster(session, cluster, s)
+    energy = money(Decimal(str(quote.yearly_power["usd"])) * Decimal(str(req.years)))
+    total = quote.total_usd + energy
+    hours = _busy_hours(req)
+    work = quote.performance.relative_throughput * hours
+    return CandidateResult(
+        _label(c),
+        "buy",
+        c.gpu,
+        c.count,
+        total,
+        quote.performance.relative_throughput,
+        work,
+        _per_work(total, work),
+        capex_usd=quote.total_usd,
+        energy_usd=energy,
+        hours=hours,
+        sources=[
+            f"bill of materials ({len(quote.line_items)} lines)",
+            f"electricity: {quote.yearly_power['electricity_source']}",
+        ],
+        warnings=quote.warnings,
+        line_items=quote.line_items,
+    )
+
+
+def _rent(session: Session, c: Candidate, req: CompareRequest, s: Settings) -> CandidateResult:
+    spec_of("candidates.gpu", c.gpu)
+    speed = build_speed(spec_of("candidates.gpu", c.gpu), c.count, req.task, req.precision, 1.0)
+    price, source = c.cloud_usd_per_hour, "request"
+    if price is None:
+        offer = cheapest_offer(session, c.gpu, c.pricing, s.market_window_days)
+        if offer is None:
+            raise QuoteInputError(
+                "candidates.cloud_usd_per_hour", f"no {c.pricing} offer for {c.gpu}: give one"
+            )
+        price = offer.usd_per_gpu_hour
+        source = (
+            f"{offer.provider} {offer.instance_type} {offer.source} ({offer.observed_at:%Y-%m-%d})"
+        )
+    hours = c.rent_hours if c.rent_hours is not None else _busy_hours(req)
+    overhead = d.SPOT_INTERRUPTION_OVERHEAD if c.pricing == "spot" else 0.0
+    rent = money(price * c.count * Decimal(str(hours)))
+    work = speed * hours / (1 + overhead)
+    return CandidateResult(
+        _label(c),
+        "rent",
+        c.gpu,
+        c.count,
+        rent,
+        speed,
+        work,
+        _per_work(rent, work),
+        rent_usd=rent,
+        hours=hours,
+        sources=[
+            f"{c.pricing} ${price}/GPU-hour: {source}",
+            f"spot overhead {overhead:.0%}: {d.SPOT_OVERHEAD_SOURCE}"
+            if overhead
+            else "on-demand: no interruptions",
+        ],
+    )
+
+
+def compare(session: Session, req: CompareRequest, settings: Settings) -> CompareResult:
+    if not 1 <= len(req.candidates) <= MAX_CANDIDATES:
+        raise QuoteInputError("candidates", "wrong number", [f"1-{MAX_CANDIDATES} candidates"])
+    results = []
+    for candidate in req.candidates:
+        if candidate.acquisition not in ACQUISITIONS:
+            raise QuoteInputError("candidates.acquisition", "unknown", list(ACQUISITIONS))
+        if candidate.pricing not in PRICINGS:
+            raise QuoteInputError("candidates.pricing", "unknown", list(PRICINGS))
+        run = _buy if candidate.acquisition == "buy" else _rent
+        try:
+            results.append(run(session, candidate, req, settings))
+        except TcoInputError as exc:
+            raise QuoteInputError(f"candidates.{exc.field}", exc.message, exc.valid) from exc
+    ranked = sorted(
+        results,
+        key=lambda r: (
+            r.usd_per_reference_gpu_hour is None,
+            r.usd_per_reference_gpu_hour or Decimal(0),
+        ),
+    )
+    for rank, result in enumerate(ranked, start=1):
+        result.rank = rank
+    return CompareResult(
+        req.task,
+        req.precision,
+        req.years,
+        req.utilization,
+        _busy_hours(req),
+        "reference-GPU-hour: one RTX 3090 working one hour at this task and precision",
+        __doc__.split("\n\n", 1)[1].strip() if __doc__ else "",
+        results,
+    )
+
+
+def create_compare(session: Session, req: CompareRequest, settings: Settings) -> Quote:
+    """Compute and store the comparison; its total is the best candidate's."""
+    result = compare(session, req, settings)
+    best = min(result.candidates, key=lambda r: r.rank)
+    ids = [c.gpu for c in req.candidates]
+    return store(session, "compare", req, result, ids, best.total_usd, None)

@@ -1,0 +1,185 @@
+"""Quotes against the database: resolve prices, compute, store, read, export.
+
+Functions only flush; the caller (request dependency, job, CLI) commits.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import uuid
+from dataclasses import asdict, is_dataclass
+from datetime import UTC, date, datetime, time
+from decimal import Decimal
+from typing import Any
+
+from sqlmodel import Session, col, select
+
+from shared.perfmodel.params import MODEL_VERSION
+from shared.quotes.build import (
+    ClusterQuote,
+    ClusterRequest,
+    GpuPick,
+    QuoteInputError,
+    quote_cluster,
+    resolve_count,
+    spec_of,
+    validate,
+)
+from shared.quotes.models import Quote
+from shared.settings import Settings
+from shared.tco.inputs import market_price_for, price_basis
+from shared.tco.model import money
+
+BOM_COLUMNS = ("category", "item", "quantity", "unit_usd", "total_usd", "basis", "source", "as_of")
+
+
+def _json_default(value: object) -> object:
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, date | datetime):
+        return value.isoformat()
+    raise TypeError(f"not JSON serializable: {type(value).__name__}")
+
+
+def dumps(value: object) -> str:
+    data = asdict(value) if is_dataclass(value) and not isinstance(value, type) else value
+    return json.dumps(data, default=_json_default, sort_keys=True)
+
+
+def pick_for(
+    session: Session,
+    gpu_id: str,
+    count: int,
+    condition: str,
+    settings: Settings,
+    override: Decimal | None = None,
+    field_name: str = "gpu",
+) -> GpuPick:
+    if override is not None:
+        return GpuPick(gpu_id, count, money(override), condition, "input", "request", None)
+    price = market_price_for(session, gpu_id, condition, settings)
+    if price is None:
+        raise QuoteInputError(
+            "gpu_price_usd" if field_name == "gpu" else field_name,
+            f"no market price for {gpu_id} ({condition}): give gpu_price_usd",
+        )
+    source = f"{price.source}: {price.method}"
+    return GpuPick(
+        gpu_id,
+        count,
+        price.usd,
+        price.condition,
+        price_basis(price),
+        source,
+        price.observed_at.date(),
+    )
+
+
+def compute_cluster(session: Session, req: ClusterRequest, settings: Settings) -> ClusterQuote:
+    validate(req)
+    count = resolve_count(req, spec_of("gpu", req.gpu))
+    picks = [pick_for(session, req.gpu, count, req.condition, settings, req.gpu_price_usd)]
+    for gpu_id, extra in req.additional_gpus:
+        picks.append(
+            pick_for(session, gpu_id, extra, req.condition, settings, None, "additional_gpus")
+        )
+    return quote_cluster(req, picks, settings)
+
+
+def prices_as_of(picks: list[GpuPick]) -> datetime | None:
+    dates = [p.as_of for p in picks if p.as_of is not None]
+    return datetime.combine(max(dates), time(), UTC) if dates else None
+
+
+def store(
+    session: Session,
+    kind: str,
+    request: object,
+    result: object,
+    gpu_ids: list[str],
+    total: Decimal,
+    prices_as_of: datetime | None,
+    standard_key: str | None = None,
+) -> Quote:
+    now = datetime.now(UTC)
+    quote = Quote(
+        id=uuid.uuid4().hex,
+        kind=kind,
+        standard_key=standard_key,
+        gpu_ids=",".join(sorted(set(gpu_ids))),
+        request_json=dumps(request),
+        result_json=dumps(result),
+        total_usd=total,
+        model_version=MODEL_VERSION,
+        prices_as_of=prices_as_of,
+        created_at=now,
+        updated_at=now,
+    )
+    session.add(quote)
+    session.flush()
+    return quote
+
+
+def create_cluster_quote(
+    session: Session, req: ClusterRequest, settings: Settings, standard_key: str | None = None
+) -> Quote:
+    quote = compute_cluster(session, req, settings)
+    ids = [p.gpu_id for p in quote.gpus]
+    return store(
+        session, "cluster", req, quote, ids, quote.total_usd, prices_as_of(quote.gpus), standard_key
+    )
+
+
+def get_quote(session: Session, quote_id: str) -> Quote | None:
+    return session.get(Quote, quote_id)
+
+
+def list_quotes(session: Session, standard: bool, limit: int, offset: int) -> list[Quote]:
+    query = select(Quote)
+    if standard:
+        query = query.where(col(Quote.standard_key).is_not(None)).order_by(col(Quote.standard_key))
+    else:
+        query = query.where(col(Quote.standard_key).is_(None)).order_by(
+            col(Quote.created_at).desc()
+        )
+    return list(session.exec(query.offset(offset).limit(limit)))
+
+
+def document(quote: Quote) -> dict[str, Any]:
+    """The stored quote as the API returns it."""
+    return {
+        "id": quote.id,
+        "kind": quote.kind,
+        "standard_key": quote.standard_key,
+        "gpu_ids": quote.gpu_ids.split(","),
+        "total_usd": quote.total_usd,
+        "model_version": quote.model_version,
+        "prices_as_of": quote.prices_as_of,
+        "created_at": quote.created_at,
+        "updated_at": quote.updated_at,
+        "request": json.loads(quote.request_json),
+        "result": json.loads(quote.result_json),
+    }
+
+
+def bom_rows(quote: Quote) -> list[dict[str, Any]]:
+    result = json.loads(quote.result_json)
+    if quote.kind == "cluster":
+        return list(result["line_items"])
+    rows: list[dict[str, Any]] = []
+    for candidate in result["candidates"]:
+        for line in candidate.get("line_items", []):
+            rows.append({**line, "item": f"{candidate['label']}: {line['item']}"})
+    return rows
+
+
+def bom_csv(quote: Quote) -> str:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=BOM_COLUMNS, extrasaction="ignore")
+    writer.writeheader()
+    for row in bom_rows(quote):
+        writer.writerow({k: "" if row.get(k) is None else row[k] for k in BOM_COLUMNS})
+    writer.writerow({"category": "total", "item": "total", "total_usd": quote.total_usd})
+    return buffer.getvalue()

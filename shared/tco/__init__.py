@@ -1,0 +1,1 @@
+"""Total cost of ownership: owning GPUs versus renting them in the cloud."""

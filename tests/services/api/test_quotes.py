@@ -1,0 +1,129 @@
+"""Quote endpoints over a real database (both backends): create, read, CSV, compare, list."""
+
+from __future__ import annotations
+
+import csv
+import io
+from decimal import Decimal
+
+import pytest
+from fastapi.testclient import TestClient
+
+from shared.db import make_engine, session_scope
+from shared.quotes.jobs import recompute_standard_quotes
+from shared.settings import Settings
+from tests.services.api.test_tco import tco_client  # noqa: F401  (fixture)
+
+
+def test_4x_rtx_3090_workstation_quote_is_stored_with_its_warnings(
+    tco_client: TestClient,  # noqa: F811
+) -> None:
+    created = tco_client.post(
+        "/quotes/cluster", json={"gpu": "GeForce RTX 3090", "count": 4, "condition": "used"}
+    )
+    assert created.status_code == 201
+    body = created.json()
+    result = body["result"]
+    assert result["flags"]["psu_over_outlet"] and result["flags"]["cooling"]
+    assert result["power"]["suggested_power_limit"]["cap_w"] == 310
+    gpu_line = result["line_items"][0]
+    assert (gpu_line["category"], gpu_line["quantity"], gpu_line["unit_usd"]) == (
+        "gpu",
+        4,
+        "800.00",
+    )
+    assert gpu_line["basis"] == "scraped" and gpu_line["as_of"] == "2026-11-01"
+    fetched = tco_client.get(f"/quotes/{body['id']}").json()
+    assert fetched["result"] == result and Decimal(fetched["total_usd"]) == Decimal(
+        body["total_usd"]
+    )
+
+
+def test_8x_geforce_datacenter_quote_warns_about_the_licence_unless_allowed(
+    tco_client: TestClient,  # noqa: F811
+) -> None:
+    request = {"gpu": "rtx-3090", "count": 8, "deployment": "datacenter"}
+    warned = tco_client.post("/quotes/cluster", json=request).json()["result"]
+    assert any(w.startswith("licence:") for w in warned["warnings"])
+    allowed = tco_client.post("/quotes/cluster", json={**request, "allow_geforce": True}).json()
+    assert not any(w.startswith("licence:") for w in allowed["result"]["warnings"])
+
+
+def test_csv_export_parses_and_adds_up(tco_client: TestClient) -> None:  # noqa: F811
+    body = tco_client.post(
+        "/quotes/cluster", json={"gpu": "rtx-a6000", "count": 16, "deployment": "datacenter"}
+    ).json()
+    response = tco_client.get(f"/quotes/{body['id']}", params={"format": "csv"})
+    assert response.headers["content-type"].startswith("text/csv")
+    rows = list(csv.DictReader(io.StringIO(response.text)))
+    lines, total = rows[:-1], rows[-1]
+    assert {"gpu", "node", "network"} <= {r["category"] for r in lines}
+    assert sum(Decimal(r["total_usd"]) for r in lines) == Decimal(total["total_usd"])
+    assert all(r["basis"] and r["source"] for r in lines)
+
+
+def test_unknown_quote_is_404(tco_client: TestClient) -> None:  # noqa: F811
+    response = tco_client.get("/quotes/0123456789abcdef")
+    assert response.status_code == 404
+    assert "quote_id" in response.json()["detail"]["message"]
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"gpu": "rtx-3090", "deployment": "moon"}, "deployment"),
+        ({"gpu": "rtx-3090", "network": "wifi"}, "network"),
+        ({"gpu": "rtx-9999"}, "gpu"),
+        ({"gpu": "rtx-3090", "count": 2, "memory_gb": 48}, "count"),
+        ({"gpu": "rtx-3090", "power_limit_w": 50}, "power_limit_w"),
+        ({"gpu": "b200"}, "gpu_price_usd"),
+    ],
+)
+def test_bad_quote_input_is_a_422_naming_the_field(
+    tco_client: TestClient,  # noqa: F811
+    body: dict[str, object],
+    field: str,
+) -> None:
+    response = tco_client.post("/quotes/cluster", json=body)
+    assert response.status_code == 422
+    assert response.json()["message"].startswith(f"{field}:")
+
+
+def test_compare_puts_builds_side_by_side(tco_client: TestClient) -> None:  # noqa: F811
+    body = {
+        "candidates": [
+            {"gpu": "rtx-3090", "count": 4, "condition": "used"},
+            {"gpu": "rtx-a6000", "count": 2, "condition": "new"},
+            {"gpu": "h100-sxm5", "acquisition": "rent", "rent_hours": 8760},
+        ],
+        "years": 1,
+    }
+    response = tco_client.post("/quotes/compare", json=body)
+    assert response.status_code == 201
+    candidates = response.json()["result"]["candidates"]
+    assert [c["acquisition"] for c in candidates] == ["buy", "buy", "rent"]
+    assert sorted(c["rank"] for c in candidates) == [1, 2, 3]
+    rent = candidates[2]
+    assert Decimal(rent["total_usd"]) == Decimal("26280.00")  # $3/GPU-hour x 8,760 h
+    for c in candidates:
+        expected = Decimal(c["total_usd"]) / Decimal(str(c["work_reference_gpu_hours"]))
+        assert Decimal(c["usd_per_reference_gpu_hour"]) == expected.quantize(Decimal("0.01"))
+    bad = tco_client.post(
+        "/quotes/compare", json={"candidates": [{"gpu": "x", "acquisition": "lease"}]}
+    )
+    assert bad.status_code == 422 and "acquisition" in bad.json()["message"]
+
+
+def test_standard_quotes_are_listed_after_the_recompute(
+    tco_client: TestClient,  # noqa: F811
+) -> None:
+    settings: Settings = tco_client.app.state.settings  # type: ignore[attr-defined]
+    engine = make_engine(settings.sqlalchemy_url)
+    with session_scope(engine) as session:
+        recompute_standard_quotes(session, None, settings)
+    engine.dispose()
+    listed = tco_client.get("/quotes", params={"standard": "true"}).json()["items"]
+    keys = [q["standard_key"] for q in listed]
+    assert "4x-rtx-3090-used-workstation" in keys and keys == sorted(keys)
+    users = tco_client.get("/quotes").json()["items"]
+    assert users and all(q["standard_key"] is None for q in users)

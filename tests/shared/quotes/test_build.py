@@ -1,0 +1,136 @@
+"""Cluster quotes without a database: PSU, cooling, licence, networking, mixed types."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from shared.catalog.specs import load_catalog
+from shared.quotes.build import (
+    ClusterQuote,
+    ClusterRequest,
+    GpuPick,
+    QuoteInputError,
+    quote_cluster,
+    resolve_count,
+    validate,
+)
+from shared.settings import Settings
+
+SETTINGS = Settings(environment="test", broker_url="")
+
+
+def pick(gpu_id: str, count: int, usd: str = "1000") -> GpuPick:
+    return GpuPick(gpu_id, count, Decimal(usd), "used", "scraped", "test-market", None)
+
+
+def quote(**overrides: object) -> ClusterQuote:
+    req = ClusterRequest(**{"gpu": "rtx-3090", "count": 4, **overrides})  # type: ignore[arg-type]
+    picks = [pick(req.gpu, req.count or 1), *(pick(g, n) for g, n in req.additional_gpus)]
+    return quote_cluster(req, picks, SETTINGS)
+
+
+def test_4x_rtx_3090_workstation_flags_psu_outlet_cooling_and_proposes_a_power_limit() -> None:
+    q = quote()
+    assert q.flags["psu_over_outlet"] and q.flags["cooling"]
+    assert q.power.node_watts == 4 * 350 + 200
+    assert q.power.psu_watts_needed == 1760 and q.power.psu_watts == 2000
+    limit = q.power.suggested_power_limit
+    assert limit is not None and limit["cap_w"] == 310
+    assert 0 < limit["speed_cost_pct"] < 10 and limit["node_watts"] <= 1600 / 1.1
+    text = " ".join(q.warnings)
+    assert "1600 W a single US outlet" in text and "310 W per GPU" in text
+    assert "3-slot" in text and "no more than 3 per chassis" in text
+    categories = {line.category for line in q.line_items}
+    assert {"gpu", "node", "cpu-ram-storage", "psu", "cooling"} <= categories
+    assert q.total_usd == sum(line.total_usd for line in q.line_items)
+
+
+def test_power_limit_lowers_watts_and_throughput() -> None:
+    free, capped = quote(), quote(power_limit_w=300)
+    assert capped.power.gpu_watts == 300
+    assert capped.performance.relative_throughput < free.performance.relative_throughput
+    assert not capped.flags["psu_over_outlet"]
+
+
+def test_8x_geforce_in_a_datacenter_warns_about_the_licence_unless_allowed() -> None:
+    q = quote(count=8, deployment="datacenter")
+    assert q.flags["licence"]
+    assert any(w.startswith("licence:") for w in q.warnings)
+    assert q.layout.node_kind == "server-8" and q.layout.nodes == 1
+    allowed = quote(count=8, deployment="datacenter", allow_geforce=True)
+    assert not allowed.flags["licence"]
+    assert not any(w.startswith("licence:") for w in allowed.warnings)
+    assert any("allow_geforce" in n for n in allowed.notes)
+    workstation = quote(count=2)
+    assert not workstation.flags["licence"]
+
+
+def test_two_slot_cards_have_no_cooling_issue() -> None:
+    q = quote(gpu="rtx-a6000", count=4)
+    assert not q.flags["cooling"] and not q.flags["psu_over_outlet"]
+    assert not q.warnings
+
+
+def test_multi_node_infiniband_prices_ports_and_scales_better_than_ethernet() -> None:
+    ib = quote(gpu="rtx-a6000", count=16, deployment="datacenter")
+    eth = quote(gpu="rtx-a6000", count=16, deployment="datacenter", network="ethernet")
+    assert ib.layout.nodes == 2 and ib.flags["multi_node"]
+    assert ib.network["link_gbits"] == 200 and ib.network["meets_minimum"] is True
+    assert ib.network["switch_ports"] == 2
+    assert [line.quantity for line in ib.line_items if line.category == "network"] == [2, 2, 2]
+    assert eth.network["meets_minimum"] is False
+    assert any(w.startswith("network:") for w in eth.warnings)
+    assert ib.performance.relative_throughput > eth.performance.relative_throughput
+    single = quote(gpu="rtx-a6000", count=8, deployment="datacenter")
+    assert not [line for line in single.line_items if line.category == "network"]
+    assert ib.performance.total_speedup < 2 * single.performance.total_speedup
+
+
+def test_workstations_hold_four_gpus_and_sxm_modules_take_servers() -> None:
+    assert quote(gpu="rtx-a6000", count=6).layout.nodes == 2
+    sxm = quote(gpu="h100-sxm5", count=4)
+    assert sxm.layout.node_kind == "server-8"
+
+
+def test_mixed_gpu_types_warn_and_run_at_the_slowest_pace() -> None:
+    mixed = quote(count=2, additional_gpus=(("rtx-3060-12gb", 2),))
+    assert mixed.flags["mixed_types"]
+    assert any(w.startswith("mixed GPU types") for w in mixed.warnings)
+    slow = quote(gpu="rtx-3060-12gb", count=4)
+    assert mixed.performance.single_gpu_relative == slow.performance.single_gpu_relative
+
+
+def test_budget_and_perf_per_dollar() -> None:
+    q = quote(budget_usd=Decimal("1000"))
+    assert q.within_budget is False and any(w.startswith("budget:") for w in q.warnings)
+    assert q.perf_per_1000_usd == pytest.approx(
+        q.performance.relative_throughput / float(q.total_usd) * 1000
+    )
+    assert q.yearly_power["kwh"] == round(1600 * 0.15 * 24 * 365 / 1000, 1)
+
+
+def test_count_from_targets() -> None:
+    spec = load_catalog().by_id["rtx-a6000"]
+    assert resolve_count(ClusterRequest(gpu="rtx-a6000", memory_gb=200), spec) == 5
+    target = ClusterRequest(gpu="rtx-a6000", target_relative_throughput=3)
+    count = resolve_count(target, spec)
+    assert quote(gpu="rtx-a6000", count=count).performance.relative_throughput >= 3
+    assert quote(gpu="rtx-a6000", count=count - 1).performance.relative_throughput < 3
+
+
+@pytest.mark.parametrize(
+    ("overrides", "field"),
+    [
+        ({"deployment": "moon"}, "deployment"),
+        ({"network": "carrier-pigeon"}, "network"),
+        ({"gpu": "rtx-9999"}, "gpu"),
+        ({"memory_gb": 100.0}, "count"),
+    ],
+)
+def test_bad_input_names_the_field(overrides: dict[str, object], field: str) -> None:
+    req = ClusterRequest(**{"gpu": "rtx-3090", "count": 4, **overrides})  # type: ignore[arg-type]
+    with pytest.raises(QuoteInputError) as error:
+        validate(req)
+    assert error.value.field == field
