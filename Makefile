@@ -20,6 +20,7 @@ run: $(STAMP)
 
 services-up:
 	bash infra/dev/services-up.sh
+	bash infra/dev/browser-up.sh
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -12,6 +12,7 @@ from starlette.concurrency import run_in_threadpool
 from services.api import errors, metrics
 from services.api.alerts.router import router as alerts_router
 from services.api.auth import optional_read_key
+from services.api.charts.router import router as charts_router
 from services.api.gpus.router import router as gpus_router
 from services.api.health.router import router as health_router
 from services.api.model.router import router as model_router
@@ -22,6 +23,7 @@ from services.api.recommend.router import router as recommend_router
 from services.api.recommend.service import ResponseCache, ScoreCache
 from services.api.sources.router import router as sources_router
 from services.api.tco.router import router as tco_router
+from services.api.web.router import router as web_router
 from shared.bootstrap import prepare_database
 from shared.db import make_engine
 from shared.scheduler import InProcessScheduler
@@ -64,6 +66,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     metrics.install(app)
     app.state.rate_limiter = RateLimiter(settings.rate_limit_per_minute, settings.broker_url)
     reads = [Depends(optional_read_key)]
+    # First: browsers asking for HTML on /gpus/{id} and /tco get the pages; API clients
+    # fall through to the JSON routes on the same paths.
+    app.include_router(web_router, dependencies=reads)
     app.include_router(health_router)
     app.include_router(recommend_router, dependencies=reads)
     app.include_router(gpus_router, dependencies=reads)
@@ -73,4 +78,5 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(alerts_router)
     app.include_router(tco_router, dependencies=reads)
     app.include_router(quotes_router, dependencies=reads)
+    app.include_router(charts_router, dependencies=reads)
     return app

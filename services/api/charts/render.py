@@ -1,0 +1,209 @@
+"""Charts as SVG and PNG images, drawn with matplotlib on the Agg canvas.
+
+Each call builds its own `Figure` and attaches an explicit canvas (FigureCanvasAgg for
+PNG, FigureCanvasSVG for SVG): pyplot is never imported, so no global figure state is
+shared between the server's worker threads.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Literal
+from xml.sax.saxutils import escape
+
+from services.api.charts.data import METRIC_TITLES, Bar, Metric, Series
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+ImageFormat = Literal["svg", "png"]
+MEDIA_TYPES: dict[ImageFormat, str] = {"svg": "image/svg+xml", "png": "image/png"}
+
+# The pages' palette, so images pasted into documents match the site.
+CONDITION_COLOURS = {"new": "#4f46e5", "used": "#0d9488", "refurbished": "#b45309"}
+OTHER_COLOUR = "#64748b"
+INK, MUTED, GRID = "#1e293b", "#64748b", "#e2e8f0"
+PNG_DPI = 144
+_SVG_OPEN = re.compile(rb"<svg\b[^>]*>")
+
+
+def colour(condition: str) -> str:
+    return CONDITION_COLOURS.get(condition, OTHER_COLOUR)
+
+
+def _figure(width_in: float, height_in: float) -> Figure:
+    # Imported here: matplotlib costs ~0.4 s to import, paid only by processes that draw.
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(width_in, height_in), layout="constrained")
+
+
+def _export(figure: Figure, fmt: ImageFormat, title: str, desc: str) -> bytes:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.backends.backend_svg import FigureCanvasSVG
+
+    buffer = io.BytesIO()
+    if fmt == "png":
+        # Attaching the canvas picks the backend for this figure alone (no matplotlib.use).
+        FigureCanvasAgg(figure)
+        figure.savefig(
+            buffer, format="png", dpi=PNG_DPI, metadata={"Title": title, "Description": desc}
+        )
+        return buffer.getvalue()
+    FigureCanvasSVG(figure)
+    # Date=None keeps the SVG byte-identical for identical data (cacheable, diffable).
+    figure.savefig(buffer, format="svg", metadata={"Title": title, "Date": None})
+    return _accessible_svg(buffer.getvalue(), title, desc)
+
+
+def _accessible_svg(svg: bytes, title: str, desc: str) -> bytes:
+    """Add role, aria-labelledby and <title>/<desc> so screen readers get the data as text."""
+    match = _SVG_OPEN.search(svg)
+    if match is None:  # pragma: no cover - matplotlib always writes an <svg> root
+        return svg
+    opening = match.group(0)[:-1] + b' role="img" aria-labelledby="chart-title chart-desc">'
+    text = (
+        f'<title id="chart-title">{escape(title)}</title>'
+        f'<desc id="chart-desc">{escape(desc)}</desc>'
+    ).encode()
+    return svg[: match.start()] + opening + text + svg[match.end() :]
+
+
+def _style_axes(axes: Axes) -> None:
+    for side in ("top", "right", "left"):
+        axes.spines[side].set_visible(False)
+    axes.spines["bottom"].set_color(GRID)
+    axes.tick_params(colors=MUTED, labelsize=9, length=0)
+    axes.grid(axis="x", color=GRID, linewidth=0.8)
+    axes.set_axisbelow(True)
+
+
+def bar_chart(
+    items: Sequence[Bar], metric: Metric, subtitle: str, footnote: str, fmt: ImageFormat, desc: str
+) -> bytes:
+    """Horizontal bars in rank order (best on top), the model interval as error bars.
+
+    Each bar and its label carry an SVG id `bar-<rank>-<gpu id>` / `label-<rank>-<gpu id>`,
+    so tools (and the tests) can read the ranking back from the image.
+    """
+    title = f"{METRIC_TITLES[metric]}: {subtitle}"
+    figure = _figure(10.0, 1.7 + 0.42 * max(len(items), 1))
+    axes = figure.add_subplot()
+    _style_axes(axes)
+    figure.suptitle(title, x=0.01, ha="left", fontsize=12, color=INK, fontweight="bold")
+    if not items:
+        axes.set_axis_off()
+        axes.text(0.5, 0.5, "No GPU matches these filters", ha="center", va="center", color=MUTED)
+        return _export(figure, fmt, title, desc or "No GPU matches these filters.")
+    positions = list(range(len(items)))[::-1]  # rank 1 at the top
+    top_value = max(b.value for b in items)
+    # One wild interval (a model guess for an unusual card) must not squash every bar:
+    # whiskers past 1.8x the best value are clipped at the edge; the text alternative
+    # still has the numbers.
+    x_max = min(max(b.high for b in items), top_value * 1.8) * 1.12
+    for y, b in zip(positions, items, strict=True):
+        (rect,) = axes.barh(
+            y,
+            b.value,
+            height=0.62,
+            color=colour(b.condition),
+            alpha=0.55 if b.kind == "msrp" else 0.9,
+            hatch="//" if b.kind == "msrp" else None,
+            edgecolor="white",
+            linewidth=0,
+        )
+        rect.set_gid(f"bar-{b.rank}-{b.gpu_id}")
+        axes.errorbar(
+            b.value,
+            y,
+            xerr=[[b.value - b.low], [b.high - b.value]],
+            fmt="none",
+            ecolor=INK,
+            elinewidth=1,
+            capsize=3,
+        )
+        axes.text(
+            min(b.high + x_max * 0.01, x_max * 0.93),
+            y,
+            f"{b.value:.3g}",
+            va="center",
+            fontsize=8.5,
+            color=INK,
+            # Readable over a clipped whisker.
+            bbox={"facecolor": "white", "edgecolor": "none", "pad": 1.0},
+        )
+        # The price column sits right of the plot (x in axes units), aligned across bars.
+        label = axes.text(
+            1.02,
+            y,
+            b.label,
+            transform=axes.get_yaxis_transform(),
+            va="center",
+            fontsize=8.5,
+            color=MUTED,
+        )
+        label.set_gid(f"label-{b.rank}-{b.gpu_id}")
+    axes.set_yticks(positions, [f"{b.short}  {b.memory_gb:g} GB" for b in items])
+    axes.tick_params(axis="y", labelsize=9.5, labelcolor=INK)
+    axes.set_xlim(0, x_max)
+    axes.set_ylim(-0.6, len(items) - 0.4)
+    axes.set_xlabel(
+        "perf per $1,000 of the build" if metric == "perf_per_dollar" else "x reference GPU",
+        color=MUTED,
+        fontsize=9,
+    )
+    # supxlabel (not a free figure.text) so the constrained layout leaves room for it.
+    figure.supxlabel(footnote, x=0.01, ha="left", fontsize=7.5, color=MUTED)
+    return _export(figure, fmt, title, desc)
+
+
+def line_chart(series: Sequence[Series], title: str, fmt: ImageFormat, desc: str) -> bytes:
+    """Median price per period and source, shaded between the period's min and max."""
+    from matplotlib.dates import date2num
+    from matplotlib.ticker import FuncFormatter
+
+    figure = _figure(9.0, 4.6)
+    axes = figure.add_subplot()
+    _style_axes(axes)
+    axes.grid(axis="y", color=GRID, linewidth=0.8)
+    figure.suptitle(title, x=0.01, ha="left", fontsize=12, color=INK, fontweight="bold")
+    if not series:
+        axes.set_axis_off()
+        axes.text(0.5, 0.5, "No price observations", ha="center", va="center", color=MUTED)
+        return _export(figure, fmt, title, desc)
+    styles = ["-", "--", ":", "-."]
+    for index, s in enumerate(series):
+        # date2num handles aware datetimes (numpy datetime64 warns on them); it is untyped.
+        xs = date2num([b.start for b in s.buckets])  # type: ignore[no-untyped-call]
+        colour_ = colour(s.condition)
+        style = styles[index % len(styles)]
+        if len(xs) == 1:
+            axes.plot(xs, [s.buckets[0].median], marker="D", linestyle="none", color=colour_)
+            line = axes.lines[-1]
+        else:
+            (line,) = axes.plot(
+                xs,
+                [b.median for b in s.buckets],
+                color=colour_,
+                linestyle=style,
+                linewidth=1.6,
+            )
+            axes.fill_between(
+                xs,
+                [b.low for b in s.buckets],
+                [b.high for b in s.buckets],
+                color=colour_,
+                alpha=0.15,
+                linewidth=0,
+                step=None,
+            )
+        line.set_label(f"{s.label} ({s.kind}, n={s.n})")
+        line.set_gid(f"series-{index}-{s.condition}")
+    axes.xaxis_date()
+    axes.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"${v:,.0f}"))
+    axes.set_ylim(bottom=0)
+    axes.legend(loc="upper left", fontsize=8, frameon=False, labelcolor=INK)
+    return _export(figure, fmt, title, desc)

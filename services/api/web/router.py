@@ -1,0 +1,265 @@
+"""The HTML pages: /, /gpus/{id} (for browsers), /tco, /quotes, and their static files.
+
+Pages call the JSON endpoints' own code (the /recommend route function, the catalog and
+price services), so a page never disagrees with the API it sits on.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Coroutine
+from typing import Annotated, Any, ClassVar
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, Depends, HTTPException, Request, Response
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse
+from fastapi.routing import APIRoute
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import Headers
+from starlette.routing import Match
+from starlette.types import Scope
+
+from services.api.charts.service import resolve_gpu
+from services.api.deps import SessionDep, SettingsDep
+from services.api.errors import InvalidParameter
+from services.api.recommend.router import get_recommendation
+from services.api.web import optional, service
+from services.api.web.service import FieldError, FormState
+
+RecommendationDep = Annotated[Response, Depends(get_recommendation)]
+DEFAULT_TASK = "cv"
+# Browsers revalidate pages; assets carry a content hash in their URL and never change.
+PAGE_CACHE = "no-cache"
+ASSET_CACHE = "public, max-age=31536000, immutable"
+
+
+def _field_errors(exc: Exception) -> list[FieldError]:
+    """The same field names and messages as the JSON 422 answers (services/api/errors.py)."""
+    if isinstance(exc, InvalidParameter):
+        valid = f" (valid: {', '.join(exc.valid)})" if exc.valid else ""
+        return [FieldError(exc.field, exc.message + valid)]
+    assert isinstance(exc, RequestValidationError)
+    errors = []
+    for error in exc.errors():
+        parts = [str(p) for p in error["loc"] if p not in ("query", "path", "body")]
+        errors.append(FieldError(".".join(parts), str(error["msg"])))
+    return errors
+
+
+class PageRoute(APIRoute):
+    """A GET page: empty form fields mean "default", bad input is answered with an HTML
+    page (not JSON), and the server time goes out in a Server-Timing header."""
+
+    query_defaults: ClassVar[dict[str, str]] = {}
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+
+        async def page(request: Request) -> Response:
+            started = time.perf_counter()
+            request = self._normalized(request)
+            try:
+                response = await handler(request)
+            except (RequestValidationError, InvalidParameter) as exc:
+                response = await run_in_threadpool(
+                    self.error_page, request, _field_errors(exc), 422
+                )
+            except HTTPException as exc:
+                message = exc.detail.get("message") if isinstance(exc.detail, dict) else None
+                errors = [FieldError("", str(message or exc.detail))]
+                response = await run_in_threadpool(
+                    self.error_page, request, errors, exc.status_code
+                )
+            elapsed_ms = (time.perf_counter() - started) * 1000
+            response.headers["Server-Timing"] = f"page;dur={elapsed_ms:.1f}"
+            response.headers.setdefault("Cache-Control", PAGE_CACHE)
+            response.headers["Vary"] = "Accept"
+            return response
+
+        return page
+
+    def _normalized(self, request: Request) -> Request:
+        """A GET form sends every field, empty or not; drop the empty ones."""
+        pairs = [(k, v) for k, v in request.query_params.multi_items() if v.strip() != ""]
+        for key, value in self.query_defaults.items():
+            if not any(k == key for k, _ in pairs):
+                pairs.append((key, value))
+        scope = dict(request.scope)
+        scope["query_string"] = urlencode(pairs).encode()
+        return Request(scope, request.receive)
+
+    def error_page(self, request: Request, errors: list[FieldError], status: int) -> Response:
+        html = service.render("error.html", errors=errors, status=status, title="Not found")
+        return HTMLResponse(html, status_code=status)
+
+
+class RecommendPageRoute(PageRoute):
+    query_defaults = {"task": DEFAULT_TASK}
+
+    def error_page(self, request: Request, errors: list[FieldError], status: int) -> Response:
+        form = FormState.from_query(request.query_params)
+        html = service.render(
+            "recommend.html", view=None, errors=errors, **service.form_context(form)
+        )
+        return HTMLResponse(html, status_code=status)
+
+
+class RecommendFragmentRoute(RecommendPageRoute):
+    def error_page(self, request: Request, errors: list[FieldError], status: int) -> Response:
+        return HTMLResponse(
+            service.render("_results.html", view=None, errors=errors), status_code=status
+        )
+
+
+class HtmlPageRoute(PageRoute):
+    """Matches only requests that prefer HTML, so the JSON route on the same path keeps
+    every API client; include this router before the JSON one."""
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        if scope["type"] == "http" and not service.prefers_html(
+            Headers(scope=scope).get("accept", "")
+        ):
+            return Match.NONE, {}
+        return super().matches(scope)
+
+
+router = APIRouter(include_in_schema=False)
+
+
+def _query_string(request: Request) -> str:
+    return urlencode(list(request.query_params.multi_items()))
+
+
+def _recommendation_context(request: Request, answer: Response) -> dict[str, Any]:
+    query_string = _query_string(request)
+    view = service.recommendation_view(bytes(answer.body), query_string)
+    return {"view": view, "errors": []}
+
+
+def home(request: Request, answer: RecommendationDep) -> HTMLResponse:
+    """The recommendation view; the URL holds the query, so a view can be shared."""
+    form = FormState.from_query(request.query_params)
+    context = _recommendation_context(request, answer)
+    return HTMLResponse(service.render("recommend.html", **context, **service.form_context(form)))
+
+
+def results_fragment(request: Request, answer: RecommendationDep) -> HTMLResponse:
+    """Chart and table only: what the page's script swaps in when the form changes."""
+    return HTMLResponse(service.render("_results.html", **_recommendation_context(request, answer)))
+
+
+router.add_api_route(
+    "/", home, methods=["GET"], response_class=HTMLResponse, route_class_override=RecommendPageRoute
+)
+router.add_api_route(
+    "/fragments/recommendation",
+    results_fragment,
+    methods=["GET"],
+    response_class=HTMLResponse,
+    route_class_override=RecommendFragmentRoute,
+)
+
+
+def gpu_page(gpu_id: str, session: SessionDep, settings: SettingsDep) -> HTMLResponse:
+    """Specs, provenance, price history, cloud offers and the model's predictions."""
+    try:
+        spec = resolve_gpu(gpu_id, field="gpu_id")
+    except InvalidParameter as exc:
+        raise HTTPException(
+            404, {"message": f"unknown GPU {gpu_id!r}; see /gpus for the catalog"}
+        ) from exc
+    view = service.gpu_view(session, spec, settings.market_window_days)
+    return HTMLResponse(
+        service.render("gpu.html", view=view, spec_value=service.spec_value, title=spec.name)
+    )
+
+
+router.add_api_route(
+    "/gpus/{gpu_id}",
+    gpu_page,
+    methods=["GET"],
+    response_class=HTMLResponse,
+    route_class_override=HtmlPageRoute,
+)
+
+
+@router.get("/static/{name}")
+def static(name: str, v: str | None = None) -> Response:
+    """The package's own CSS, JS and icons: nothing is loaded from a CDN."""
+    found = service.static_files().get(name)
+    if found is None:
+        raise HTTPException(404, {"message": f"no static file {name!r}"})
+    content, media_type, digest = found
+    cache = ASSET_CACHE if v == digest else "public, max-age=300"
+    return Response(content, media_type=media_type, headers={"Cache-Control": cache})
+
+
+# --- own vs rent, quotes --------------------------------------------------------------
+
+
+class TcoPageRoute(HtmlPageRoute):
+    query_defaults = {"gpu": service.DEFAULT_TCO_GPU}
+
+    def error_page(self, request: Request, errors: list[FieldError], status: int) -> Response:
+        context = service.tco_context(request.query_params, None)
+        html = service.render("tco.html", errors=errors, available=True, **context)
+        return HTMLResponse(html, status_code=status)
+
+
+def _tco_page() -> Callable[..., HTMLResponse]:
+    """The page over GET /tco's route function when it exists, else a plain notice."""
+    get_tco = optional.tco_endpoint()
+    if get_tco is None:
+        return tco_not_available
+
+    # A default-value Depends: a local Annotated alias would be a string annotation here
+    # (postponed evaluation) that FastAPI cannot resolve from module globals.
+    def tco_page(request: Request, answer: Any = Depends(get_tco)) -> HTMLResponse:  # noqa: B008
+        """Own vs rent over time; GET /tco's own parameters, defaults and validation."""
+        context = service.tco_context(request.query_params, answer)
+        return HTMLResponse(service.render("tco.html", errors=[], available=True, **context))
+
+    return tco_page
+
+
+def tco_not_available(request: Request) -> HTMLResponse:
+    context = service.tco_context(request.query_params, None)
+    return HTMLResponse(
+        service.render(
+            "tco.html",
+            errors=[],
+            available=False,
+            not_available=optional.TCO_NOT_AVAILABLE,
+            **context,
+        )
+    )
+
+
+router.add_api_route(
+    "/tco",
+    _tco_page(),
+    methods=["GET"],
+    response_class=HTMLResponse,
+    route_class_override=TcoPageRoute,
+)
+
+
+def quotes_page() -> HTMLResponse:
+    """Quotes: says plainly what is not there yet (POST /quotes/cluster is being built)."""
+    return HTMLResponse(
+        service.render(
+            "quotes.html",
+            available=optional.quotes_endpoint() is not None,
+            not_available=optional.QUOTES_NOT_AVAILABLE,
+        )
+    )
+
+
+router.add_api_route(
+    "/quotes",
+    quotes_page,
+    methods=["GET"],
+    response_class=HTMLResponse,
+    route_class_override=HtmlPageRoute,
+)
