@@ -20,8 +20,8 @@ from fastapi.testclient import TestClient
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from services.api.app import create_app  # noqa: E402
 from shared.settings import Settings  # noqa: E402
-from tests.services.api.web.app_factory import build_app  # noqa: E402
 
 BROWSER = {"Accept": "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8"}
 PAGES = [
@@ -52,7 +52,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=20)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as data_dir:
-        app = build_app(Settings(data_dir=Path(data_dir)))
+        app = create_app(Settings(data_dir=Path(data_dir)))
         with TestClient(app) as client:
             header = (
                 f"{'page':60} {'first ms':>9} {'p50 ms':>8} {'p95 ms':>8} {'server':>8} {'KB':>7}"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Iterator
 
 from fastapi import FastAPI, Request, Response
 from prometheus_client import (
@@ -25,6 +25,7 @@ from prometheus_client.registry import Collector
 from sqlalchemy import func
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from shared.broker import queue_depths
 from shared.models import TaskRun
@@ -81,6 +82,39 @@ class TaskCollector(Collector):
         yield depth
 
 
+class RequestMetrics:
+    """Plain ASGI middleware: counts and times requests by route template.
+
+    Starlette's BaseHTTPMiddleware would wrap every response in an extra task and
+    stream; this only watches the status message go by.
+    """
+
+    def __init__(self, app: ASGIApp, requests: Counter, latency: Histogram) -> None:
+        self.app = app
+        self.requests = requests
+        self.latency = latency
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        start = time.perf_counter()
+        status = 500
+
+        async def watch(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = int(message["status"])
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watch)
+        finally:
+            route = getattr(scope.get("route"), "path", "unmatched")
+            self.requests.labels(scope["method"], route, str(status)).inc()
+            self.latency.labels(route).observe(time.perf_counter() - start)
+
+
 def install(app: FastAPI) -> None:
     registry = CollectorRegistry()
     requests = Counter(
@@ -93,16 +127,7 @@ def install(app: FastAPI) -> None:
         "gpu_advisor_http_request_seconds", "HTTP request latency", ["route"], registry=registry
     )
 
-    @app.middleware("http")
-    async def measure(
-        request: Request, call_next: Callable[[Request], Awaitable[Response]]
-    ) -> Response:
-        start = time.perf_counter()
-        response = await call_next(request)
-        route = getattr(request.scope.get("route"), "path", "unmatched")
-        requests.labels(request.method, route, str(response.status_code)).inc()
-        latency.labels(route).observe(time.perf_counter() - start)
-        return response
+    app.add_middleware(RequestMetrics, requests=requests, latency=latency)
 
     @app.get("/metrics", include_in_schema=False)
     def metrics(request: Request) -> Response:

@@ -1,7 +1,7 @@
-"""The HTML pages: /, /gpus/{id} (for browsers), /tco, /quotes, and their static files.
+"""The HTML pages: /, /gpus/{id}, /tco, /quotes, /quotes/{id} (for browsers), static files.
 
-Pages call the JSON endpoints' own code (the /recommend route function, the catalog and
-price services), so a page never disagrees with the API it sits on.
+Pages call the JSON endpoints' own code (the /recommend and /tco route functions, the
+catalog, price and quote services), so a page never disagrees with the API it sits on.
 """
 
 from __future__ import annotations
@@ -9,12 +9,14 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Coroutine
 from typing import Annotated, Any, ClassVar
-from urllib.parse import urlencode
+from urllib.parse import parse_qs, urlencode
 
-from fastapi import APIRouter, Depends, HTTPException, Request, Response
+from fastapi import APIRouter, Depends, HTTPException, Path, Request, Response
+from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.routing import APIRoute
+from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers
 from starlette.routing import Match
@@ -23,11 +25,15 @@ from starlette.types import Scope
 from services.api.charts.service import resolve_gpu
 from services.api.deps import SessionDep, SettingsDep
 from services.api.errors import InvalidParameter
+from services.api.quotes import service as quotes_api
 from services.api.recommend.router import get_recommendation
-from services.api.web import optional, service
+from services.api.tco.router import get_tco
+from services.api.tco.schemas import TcoResponse
+from services.api.web import service
 from services.api.web.service import FieldError, FormState
 
 RecommendationDep = Annotated[Response, Depends(get_recommendation)]
+TcoDep = Annotated[TcoResponse, Depends(get_tco)]
 DEFAULT_TASK = "cv"
 # Browsers revalidate pages; assets carry a content hash in their URL and never change.
 PAGE_CACHE = "no-cache"
@@ -203,57 +209,52 @@ class TcoPageRoute(HtmlPageRoute):
 
     def error_page(self, request: Request, errors: list[FieldError], status: int) -> Response:
         context = service.tco_context(request.query_params, None)
-        html = service.render("tco.html", errors=errors, available=True, **context)
-        return HTMLResponse(html, status_code=status)
-
-
-def _tco_page() -> Callable[..., HTMLResponse]:
-    """The page over GET /tco's route function when it exists, else a plain notice."""
-    get_tco = optional.tco_endpoint()
-    if get_tco is None:
-        return tco_not_available
-
-    # A default-value Depends: a local Annotated alias would be a string annotation here
-    # (postponed evaluation) that FastAPI cannot resolve from module globals.
-    def tco_page(request: Request, answer: Any = Depends(get_tco)) -> HTMLResponse:  # noqa: B008
-        """Own vs rent over time; GET /tco's own parameters, defaults and validation."""
-        context = service.tco_context(request.query_params, answer)
-        return HTMLResponse(service.render("tco.html", errors=[], available=True, **context))
-
-    return tco_page
-
-
-def tco_not_available(request: Request) -> HTMLResponse:
-    context = service.tco_context(request.query_params, None)
-    return HTMLResponse(
-        service.render(
-            "tco.html",
-            errors=[],
-            available=False,
-            not_available=optional.TCO_NOT_AVAILABLE,
-            **context,
+        return HTMLResponse(
+            service.render("tco.html", errors=errors, **context), status_code=status
         )
-    )
+
+
+def tco_page(request: Request, answer: TcoDep) -> HTMLResponse:
+    """Own vs rent over time; GET /tco's own parameters, defaults and validation."""
+    context = service.tco_context(request.query_params, answer)
+    return HTMLResponse(service.render("tco.html", errors=[], **context))
 
 
 router.add_api_route(
     "/tco",
-    _tco_page(),
+    tco_page,
     methods=["GET"],
     response_class=HTMLResponse,
     route_class_override=TcoPageRoute,
 )
 
 
-def quotes_page() -> HTMLResponse:
-    """Quotes: says plainly what is not there yet (POST /quotes/cluster is being built)."""
-    return HTMLResponse(
-        service.render(
-            "quotes.html",
-            available=optional.quotes_endpoint() is not None,
-            not_available=optional.QUOTES_NOT_AVAILABLE,
-        )
-    )
+class QuotesPageRoute(HtmlPageRoute):
+    def error_page(self, request: Request, errors: list[FieldError], status: int) -> Response:
+        # The form as typed, to fix the mistake; the standard builds need a session and
+        # are one click away on /quotes.
+        context = service.quotes_context(request.query_params, None, None)
+        html = service.render("quotes.html", errors=errors, **context)
+        return HTMLResponse(html, status_code=status)
+
+
+def quotes_page(request: Request, session: SessionDep, settings: SettingsDep) -> HTMLResponse:
+    """The quote form, the quote it builds and the standard builds.
+
+    A submitted form builds and stores a quote exactly as POST /quotes/cluster does: a GET
+    that writes, so that the URL carries the query (shareable, works without JavaScript)
+    and the stored id gives the CSV export and a permanent link to this very quote.
+    """
+    query = request.query_params
+    quote = None
+    if query:  # a bare /quotes is the empty form
+        try:
+            body = service.cluster_body(query)
+        except ValidationError as exc:  # the same field names and messages as the JSON 422
+            raise RequestValidationError(exc.errors()) from exc
+        quote = service.quote_view(quotes_api.create_cluster(session, body, settings))
+    context = service.quotes_context(query, quote, service.standard_quotes(session))
+    return HTMLResponse(service.render("quotes.html", errors=[], **context))
 
 
 router.add_api_route(
@@ -261,5 +262,36 @@ router.add_api_route(
     quotes_page,
     methods=["GET"],
     response_class=HTMLResponse,
-    route_class_override=HtmlPageRoute,
+    route_class_override=QuotesPageRoute,
+)
+
+
+class QuotePageRoute(HtmlPageRoute):
+    """/quotes/{id} for browsers, except an explicit ?format= (the CSV export link): that
+    is the API's answer, so it falls through to the JSON route."""
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        if scope["type"] == "http" and "format" in parse_qs(
+            scope.get("query_string", b"").decode()
+        ):
+            return Match.NONE, {}
+        return super().matches(scope)
+
+
+def quote_page(quote_id: Annotated[str, Path(max_length=64)], session: SessionDep) -> Response:
+    """A stored quote (a shared link, a standard build) with the form that rebuilds it."""
+    found = quotes_api.out(quotes_api.find(session, quote_id))
+    if found.kind != "cluster":  # comparisons have no page: the browser gets the JSON
+        return JSONResponse(jsonable_encoder(found))
+    quote = service.quote_view(found)
+    context = service.quotes_context(found.request, quote, service.standard_quotes(session))
+    return HTMLResponse(service.render("quotes.html", errors=[], **context))
+
+
+router.add_api_route(
+    "/quotes/{quote_id}",
+    quote_page,
+    methods=["GET"],
+    response_class=HTMLResponse,
+    route_class_override=QuotePageRoute,
 )

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from services.api.app import create_app
 from shared.db import migrate
 from tests.conftest import _drop_postgres_database, make_settings, new_database
 from tests.services.api.conftest import _load_market
-from tests.services.api.web.app_factory import build_app
 
 BROWSER = {"Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"}
 
@@ -23,7 +23,7 @@ def web_client(backend: str, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     migrate(url)
     _load_market(url)
     settings = make_settings(url, directory, load_bundled_data=False)
-    with TestClient(build_app(settings)) as client:
+    with TestClient(create_app(settings)) as client:
         yield client
     if pg_name:
         _drop_postgres_database(pg_name)
@@ -32,5 +32,5 @@ def web_client(backend: str, tmp_path_factory: pytest.TempPathFactory) -> Iterat
 @pytest.fixture(scope="module")
 def web_bundled(seeded_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
     settings = make_settings(seeded_url, tmp_path_factory.mktemp("web-bundled"))
-    with TestClient(build_app(settings)) as client:
+    with TestClient(create_app(settings)) as client:
         yield client

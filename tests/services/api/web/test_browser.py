@@ -1,6 +1,6 @@
 """The pages in a real browser: Debian's Chromium driven by Playwright, against uvicorn.
 
-Slow (a browser and a server); kept to three journeys. Screenshots go to docs/screenshots/.
+Slow (a browser and a server); kept to four journeys. Screenshots go to docs/screenshots/.
 Needs /usr/bin/chromium: infra/dev/browser-up.sh installs it.
 """
 
@@ -17,9 +17,9 @@ import httpx
 import pytest
 import uvicorn
 
+from services.api.app import create_app
 from shared.catalog.specs import load_catalog
 from tests.conftest import make_settings, new_database
-from tests.services.api.web.app_factory import build_app
 
 pytestmark = pytest.mark.slow
 
@@ -43,7 +43,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """uvicorn on 127.0.0.1 (ephemeral port) over a fresh SQLite with the bundled data."""
     directory = tmp_path_factory.mktemp("browser-db")
     url, _ = new_database("sqlite", directory)
-    app = build_app(make_settings(url, directory))
+    app = create_app(make_settings(url, directory))
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
@@ -153,13 +153,37 @@ def test_gpu_page_and_tco_form(server, browser):
     page.fill("#utilization", "0.5")
     page.click("#tco-form button[type=submit]")
     page.wait_for_url(re.compile(r"/tco\?.*utilization=0\.5"))
-    result = page.locator("#tco-result")
-    if result.count() == 0:  # the TCO endpoint is not in this checkout yet
-        assert "not available yet" in page.inner_text("main")
-    else:
-        assert "break" in result.inner_text()
-        assert page.locator("svg.cost .line.own").count() == 1
+    assert "break" in page.locator("#tco-result").inner_text()
+    assert page.locator("svg.cost .line.own").count() == 1
     page.screenshot(path=str(SCREENSHOTS / "tco.png"), full_page=True)
+
+
+def test_quotes_form(server, browser):
+    page = browser.new_page()
+    page.goto(f"{server}/quotes")
+    assert page.locator("#standard-quotes tbody tr").count() > 0
+    page.select_option("#gpu", "rtx-3090")
+    page.fill("#count", "4")
+    page.select_option("#condition", "used")
+    page.select_option("#deployment", "workstation")
+    page.click("#quote-form button[type=submit]")
+    page.wait_for_url(re.compile(r"/quotes\?gpu=rtx-3090&count=4"))
+    result = page.locator("#quote-result")
+    topics = page.eval_on_selector_all("#quote-warnings li", "els => els.map(e => e.dataset.topic)")
+    assert {"power", "cooling"} <= set(topics)
+    assert "310 W per GPU" in page.inner_text("#power-limit")
+    categories = page.eval_on_selector_all(
+        "table.bom tbody tr", "els => els.map(e => e.dataset.category)"
+    )
+    assert categories[0] == "gpu" and "cooling" in categories
+    # The export link serves the bill of materials of this very quote.
+    quote_id = result.get_attribute("data-quote")
+    csv_url = page.get_attribute("#quote-csv", "href")
+    assert csv_url == f"/quotes/{quote_id}?format=csv"
+    exported = httpx.get(f"{server}{csv_url}", timeout=10)
+    assert exported.headers["content-type"].startswith("text/csv")
+    assert exported.text.splitlines()[-1].startswith("total,total,")
+    page.screenshot(path=str(SCREENSHOTS / "quotes.png"), full_page=True)
 
 
 def test_works_without_javascript(server, tmp_path):

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import re
 import xml.etree.ElementTree as ET
+from decimal import Decimal
 from html.parser import HTMLParser
+from typing import get_args
 
 import pytest
 
-from services.api.web import optional
+from services.api.quotes.schemas import ClusterIn, Deployment, Network
+from services.api.web import service
 from shared.catalog.specs import load_catalog
 from tests.services.api.web.conftest import BROWSER
 
@@ -140,24 +145,144 @@ def test_unknown_gpu_page_is_404(web_client):
 
 def test_tco_page(web_bundled):
     # The bundle has cloud offers to rent (the controlled market has none).
-    web_client = web_bundled
-    page = web_client.get("/tco", headers=BROWSER)
+    page = web_bundled.get("/tco", headers=BROWSER)
     assert page.status_code == 200
     assert 'id="tco-form"' in page.text
-    if optional.tco_endpoint() is None:
-        assert "The own-vs-rent calculator is not available yet" in page.text
-    else:
-        assert 'id="tco-result"' in page.text and "Cumulative cost: own vs rent" in page.text
-        assert "break even" in page.text
-        bad = web_client.get("/tco?gpu=rtx-4090&utilization=7", headers=BROWSER)
-        assert bad.status_code == 422 and "<strong>utilization</strong>" in bad.text
+    assert 'id="tco-result"' in page.text and "Cumulative cost: own vs rent" in page.text
+    assert "break even" in page.text
+    bad = web_bundled.get("/tco?gpu=rtx-4090&utilization=7", headers=BROWSER)
+    assert bad.status_code == 422 and "<strong>utilization</strong>" in bad.text
+    assert 'id="tco-form"' in bad.text
 
 
-def test_quotes_page_says_what_is_not_there_yet(web_client):
-    page = web_client.get("/quotes", headers=BROWSER)
+def _quote_page(client, **query):
+    page = client.get("/quotes", params=query, headers=BROWSER)
+    assert page.status_code == 200, page.text
+    assert page.headers["content-type"].startswith("text/html")
+    assert len(page.content) < MAX_PAGE_BYTES
+    quote_id = re.search(r'id="quote-result"[^>]*data-quote="([0-9a-f]+)"', page.text)
+    assert quote_id, "a stored quote"
+    return page.text, quote_id.group(1)
+
+
+def _topics(html: str) -> list[str]:
+    return re.findall(r'<li data-topic="([a-z]+)">', html)
+
+
+def test_quotes_page_builds_a_4x_rtx_3090_workstation_quote(web_client):
+    # Empty fields, as a GET form sends them, mean "default".
+    html, quote_id = _quote_page(
+        web_client, gpu="rtx-3090", count="4", deployment="workstation", power_limit_w=""
+    )
+    stored = web_client.get(f"/quotes/{quote_id}").json()  # stored, as POST would store it
+    assert stored["request"]["count"] == 4 and stored["request"]["deployment"] == "workstation"
+    assert {"power", "cooling"} <= set(_topics(html))
+    assert "US outlet" in html and "riser" in html.lower()
+    # The suggested power limit and its speed cost (docs/tco_and_quotes.md: 310 W, -3.9 %).
+    limit = re.search(r'id="power-limit">(.*?)</p>', html, re.S)
+    assert limit and "310 W per GPU" in limit.group(1) and "3.9%" in limit.group(1)
+    with_limit = re.search(r'href="(/quotes\?[^"]*power_limit_w=310[^"]*)"', html)
+    assert with_limit, "a link to the same build at the suggested limit"
+    # Bill of materials: quantity, unit price, basis/source and date of each line.
+    rows = re.findall(r'<tr data-category="([a-z-]+)">(.*?)</tr>', html, re.S)
+    assert [c for c, _ in rows][:2] == ["gpu", "node"]
+    gpu_row = rows[0][1]
+    assert ">4</td>" in gpu_row and "$800.00" in gpu_row and "$3,200.00" in gpu_row
+    assert "scraped" in gpu_row and "test-market" in gpu_row and "2026-11-01" in gpu_row
+    assert all('class="basis"' in row for _, row in rows)
+    # Totals, throughput, perf per dollar and the yearly power cost.
+    total = stored["total_usd"]
+    assert f"${float(total):,.0f}" in html
+    result = stored["result"]
+    assert f"{result['performance']['relative_throughput']:,.2f}×" in html
+    assert f"{result['perf_per_1000_usd']:,.2f}×" in html
+    assert f"${float(result['yearly_power']['usd']):,.0f}" in html
+    # The form keeps the query, so the URL is the view.
+    assert '<option value="rtx-3090" selected>' in html and 'value="4"' in html
+
+
+def test_quotes_page_8x_geforce_in_a_datacenter_warns_about_the_licence(web_client):
+    html, _ = _quote_page(web_client, gpu="rtx-3090", count="8", deployment="datacenter")
+    assert "licence" in _topics(html) and "EULA" in html
+    allowed, _ = _quote_page(
+        web_client, gpu="rtx-3090", count="8", deployment="datacenter", allow_geforce="true"
+    )
+    assert "licence" not in _topics(allowed)
+    assert 'name="allow_geforce" type="checkbox" value="true" checked' in allowed
+
+
+def test_quote_csv_link_and_permanent_link(web_client):
+    html, quote_id = _quote_page(web_client, gpu="rtx-a6000", count="2")
+    csv_url = f"/quotes/{quote_id}?format=csv"
+    assert f'href="{csv_url}"' in html
+    # A browser following the link gets the CSV, not the page.
+    exported = web_client.get(csv_url, headers=BROWSER)
+    assert exported.status_code == 200 and exported.headers["content-type"].startswith("text/csv")
+    rows = list(csv.DictReader(io.StringIO(exported.text)))
+    assert rows[0]["category"] == "gpu" and rows[-1]["category"] == "total"
+    assert sum(Decimal(r["total_usd"]) for r in rows[:-1]) == Decimal(rows[-1]["total_usd"])
+    # The quote's own link: the page for browsers (form filled from the stored request),
+    # the JSON for API clients.
+    page = web_client.get(f"/quotes/{quote_id}", headers=BROWSER)
+    assert page.status_code == 200 and f'data-quote="{quote_id}"' in page.text
+    assert '<option value="rtx-a6000" selected>' in page.text
+    assert web_client.get(f"/quotes/{quote_id}").json()["id"] == quote_id
+    missing = web_client.get("/quotes/0123456789abcdef", headers=BROWSER)
+    assert missing.status_code == 404 and "unknown quote" in missing.text
+
+
+def test_standard_quotes_are_listed_with_links(web_bundled):
+    page = web_bundled.get("/quotes", headers=BROWSER)
     assert page.status_code == 200
-    if optional.quotes_endpoint() is None:
-        assert "Quotes are not available yet" in page.text
+    assert 'id="quote-result"' not in page.text  # a bare /quotes is the empty form
+    listed = web_bundled.get("/quotes", params={"standard": "true"}).json()["items"]
+    assert listed, "the bundle computes the standard quotes"
+    keys = re.findall(r'<tr data-standard="([^"]+)">', page.text)
+    assert keys == [q["standard_key"] for q in listed]
+    for quote in listed:
+        assert f'href="/quotes/{quote["id"]}"' in page.text
+        assert f'href="/quotes/{quote["id"]}?format=csv"' in page.text
+    first = web_bundled.get(f"/quotes/{listed[0]['id']}", headers=BROWSER)
+    assert first.status_code == 200 and 'id="standard-quotes"' in first.text
+
+
+@pytest.mark.parametrize(
+    ("query", "field", "valid"),
+    [
+        ({"gpu": "rtx-3090", "deployment": "moon"}, "deployment", "&#39;datacenter&#39;"),
+        ({"gpu": "rtx-3090", "network": "wifi"}, "network", "&#39;ethernet&#39;"),
+        ({"gpu": "rtx-9999"}, "gpu", "rtx-3090"),
+        ({"gpu": "rtx-3090", "count": "0"}, "count", "greater than or equal to 1"),
+        ({"gpu": "rtx-3090", "power_limit_w": "50"}, "power_limit_w", "&gt;= "),
+        ({"gpu": "b200"}, "gpu_price_usd", "no market price"),
+        ({"gpu": "rtx-3090", "colour": "red"}, "colour", "Extra inputs are not permitted"),
+        ({"count": "2"}, "gpu", "Field required"),
+    ],
+)
+def test_bad_quote_input_is_a_422_page_naming_the_field(web_client, query, field, valid):
+    page = web_client.get("/quotes", params=query, headers=BROWSER)
+    assert page.status_code == 422
+    assert page.headers["content-type"].startswith("text/html")
+    assert f"<strong>{field}</strong>" in page.text and valid in page.text
+    assert 'id="quote-form"' in page.text and 'id="quote-result"' not in page.text
+    # The same field as the JSON API names for the same input.
+    api = web_client.post("/quotes/cluster", json=query)
+    assert api.status_code == 422 and api.json()["message"].startswith(f"{field}:")
+
+
+def test_quote_form_is_escaped(web_client):
+    attack = '"><script>alert(1)</script>'
+    page = web_client.get(
+        "/quotes", params={"gpu": "rtx-3090", "budget_usd": attack}, headers=BROWSER
+    )
+    assert page.status_code == 422
+    assert "<script>alert(1)</script>" not in page.text and "&lt;script&gt;" in page.text
+
+
+def test_quote_form_offers_exactly_the_api_values():
+    assert set(service.DEPLOYMENT_LABELS) == set(get_args(Deployment))
+    assert set(service.NETWORK_LABELS) == set(get_args(Network))
+    assert set(service.QUOTE_FIELDS) <= set(ClusterIn.model_fields)
 
 
 def test_static_assets_ship_with_the_package(web_client):
