@@ -123,9 +123,27 @@ def store(
 
 
 def create_cluster_quote(
-    session: Session, req: ClusterRequest, settings: Settings, standard_key: str | None = None
+    session: Session,
+    req: ClusterRequest,
+    settings: Settings,
+    standard_key: str | None = None,
+    *,
+    reuse_identical: bool = False,
 ) -> Quote:
+    """Compute and store a quote; `reuse_identical` returns a stored quote with the same
+    request and the same result instead (a page reloaded or crawled adds no rows)."""
     quote = compute_cluster(session, req, settings)
+    if reuse_identical:
+        same = session.exec(
+            select(Quote).where(
+                Quote.kind == "cluster",
+                col(Quote.standard_key).is_(None),
+                Quote.request_json == dumps(req),
+                Quote.result_json == dumps(quote),
+            )
+        ).first()
+        if same is not None:
+            return same
     ids = [p.gpu_id for p in quote.gpus]
     return store(
         session, "cluster", req, quote, ids, quote.total_usd, prices_as_of(quote.gpus), standard_key

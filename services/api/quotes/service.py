@@ -53,9 +53,15 @@ def out(quote: Quote) -> QuoteOut:
     return QuoteOut.model_validate(quotes.document(quote))
 
 
-def create_cluster(session: Session, body: ClusterIn, settings: Settings) -> QuoteOut:
+def create_cluster(
+    session: Session, body: ClusterIn, settings: Settings, *, reuse_identical: bool = False
+) -> QuoteOut:
     try:
-        return out(quotes.create_cluster_quote(session, cluster_request(body), settings))
+        request = cluster_request(body)
+        quote = quotes.create_cluster_quote(
+            session, request, settings, reuse_identical=reuse_identical
+        )
+        return out(quote)
     except TcoInputError as exc:
         raise InvalidParameter(exc.field, exc.message, exc.valid) from exc
 

@@ -241,9 +241,10 @@ class QuotesPageRoute(HtmlPageRoute):
 def quotes_page(request: Request, session: SessionDep, settings: SettingsDep) -> HTMLResponse:
     """The quote form, the quote it builds and the standard builds.
 
-    A submitted form builds and stores a quote exactly as POST /quotes/cluster does: a GET
-    that writes, so that the URL carries the query (shareable, works without JavaScript)
-    and the stored id gives the CSV export and a permanent link to this very quote.
+    A submitted form builds and stores a quote exactly as POST /quotes/cluster does, so the
+    URL carries the query (shareable, works without JavaScript) and the stored id gives the
+    CSV export and a permanent link. Being a GET, an identical request with an identical
+    result reuses the stored quote: reloads and crawlers add no rows.
     """
     query = request.query_params
     quote = None
@@ -252,7 +253,8 @@ def quotes_page(request: Request, session: SessionDep, settings: SettingsDep) ->
             body = service.cluster_body(query)
         except ValidationError as exc:  # the same field names and messages as the JSON 422
             raise RequestValidationError(exc.errors()) from exc
-        quote = service.quote_view(quotes_api.create_cluster(session, body, settings))
+        created = quotes_api.create_cluster(session, body, settings, reuse_identical=True)
+        quote = service.quote_view(created)
     context = service.quotes_context(query, quote, service.standard_quotes(session))
     return HTMLResponse(service.render("quotes.html", errors=[], **context))
 

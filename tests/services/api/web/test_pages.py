@@ -201,6 +201,17 @@ def test_quotes_page_builds_a_4x_rtx_3090_workstation_quote(web_client):
     assert '<option value="rtx-3090" selected>' in html and 'value="4"' in html
 
 
+def test_reloading_a_quote_url_reuses_the_stored_quote(web_client):
+    _, first = _quote_page(web_client, gpu="rtx-4090", count="3", deployment="workstation")
+    _, again = _quote_page(web_client, gpu="rtx-4090", count="3", deployment="workstation")
+    _, other = _quote_page(web_client, gpu="rtx-4090", count="2", deployment="workstation")
+    assert first == again and other != first
+    # The JSON API keeps POST semantics: every call stores a new quote.
+    body = {"gpu": "rtx-4090", "count": 3, "deployment": "workstation"}
+    posted = [web_client.post("/quotes/cluster", json=body).json()["id"] for _ in range(2)]
+    assert len(set(posted)) == 2
+
+
 def test_quotes_page_8x_geforce_in_a_datacenter_warns_about_the_licence(web_client):
     html, _ = _quote_page(web_client, gpu="rtx-3090", count="8", deployment="datacenter")
     assert "licence" in _topics(html) and "EULA" in html
