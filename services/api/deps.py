@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Annotated
 
-from fastapi import Depends, Request
+from fastapi import Depends, HTTPException, Request
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
+from shared.catalog.aliases import resolve_alias
+from shared.catalog.specs import GpuSpec, load_catalog
 from shared.settings import Settings
 
 
@@ -36,3 +38,17 @@ def get_session(engine: Annotated[Engine, Depends(get_engine)]) -> Iterator[Sess
 SessionDep = Annotated[Session, Depends(get_session)]
 SettingsDep = Annotated[Settings, Depends(get_app_settings)]
 EngineDep = Annotated[Engine, Depends(get_engine)]
+
+
+def catalog_gpu(gpu_id: str) -> GpuSpec:
+    """The catalog GPU a path names (id or a common spelling), or 404 naming the field."""
+    resolved = resolve_alias(gpu_id)
+    if resolved is None:
+        raise HTTPException(
+            status_code=404,
+            detail={
+                "message": f"gpu_id: unknown GPU {gpu_id!r}; GET /gpus lists the valid ids",
+                "field": "gpu_id",
+            },
+        )
+    return load_catalog().by_id[resolved]

@@ -8,15 +8,11 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
+from shared.errors import InputError
 
-class InvalidParameter(Exception):
+
+class InvalidParameter(InputError):
     """A request value that passed type checks but makes no sense (422)."""
-
-    def __init__(self, field: str, message: str, valid: list[str] | None = None) -> None:
-        super().__init__(message)
-        self.field = field
-        self.message = message
-        self.valid = valid
 
 
 def _describe(error: dict[str, Any]) -> str:
@@ -34,8 +30,9 @@ async def validation_handler(request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse(status_code=422, content={"message": message, "detail": errors})
 
 
-async def invalid_parameter_handler(request: Request, exc: Exception) -> JSONResponse:
-    assert isinstance(exc, InvalidParameter)
+async def input_error_handler(request: Request, exc: Exception) -> JSONResponse:
+    """Any domain InputError (bad price, TCO or quote input, parameter) is a 422."""
+    assert isinstance(exc, InputError)
     detail: dict[str, Any] = {"loc": ["query", exc.field], "msg": exc.message}
     if exc.valid is not None:
         detail["valid"] = exc.valid
@@ -46,4 +43,4 @@ async def invalid_parameter_handler(request: Request, exc: Exception) -> JSONRes
 
 def install(app: FastAPI) -> None:
     app.add_exception_handler(RequestValidationError, validation_handler)
-    app.add_exception_handler(InvalidParameter, invalid_parameter_handler)
+    app.add_exception_handler(InputError, input_error_handler)

@@ -10,6 +10,7 @@ from decimal import Decimal
 from sqlmodel import Session
 
 from shared.catalog.specs import load_catalog
+from shared.errors import InputError
 from shared.events import enqueue_after_commit, recompute_call
 from shared.models import PriceObservation
 
@@ -18,12 +19,8 @@ CONDITIONS = ("new", "used", "refurbished")
 MAX_USD = Decimal("500000")
 
 
-class PriceRejected(ValueError):
-    def __init__(self, field: str, message: str, valid: list[str] | None = None) -> None:
-        super().__init__(f"{field}: {message}")
-        self.field = field
-        self.message = message
-        self.valid = valid
+class PriceRejected(InputError):
+    """A price that cannot be stored."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ from decimal import Decimal
 from sqlmodel import Session, select
 
 from shared.catalog.specs import GpuSpec, load_catalog
+from shared.errors import InputError
 from shared.models import PriceObservation
 from shared.perfmodel.calibrated import CalibratedModel
 from shared.perfmodel.power import power_limit
@@ -30,14 +31,8 @@ from shared.tco.resale import estimate_resale
 CONDITIONS = ("new", "used", "any")
 
 
-class TcoInputError(ValueError):
+class TcoInputError(InputError):
     """A request that cannot be answered: names the field and what would be valid."""
-
-    def __init__(self, field: str, message: str, valid: list[str] | None = None) -> None:
-        super().__init__(f"{field}: {message}")
-        self.field = field
-        self.message = message
-        self.valid = valid
 
 
 @dataclass(frozen=True, slots=True)

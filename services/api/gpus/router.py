@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, HTTPException, Query
+from fastapi import APIRouter, Query
 
-from services.api.deps import SessionDep, SettingsDep
+from services.api.deps import SessionDep, SettingsDep, catalog_gpu
 from services.api.gpus import service
 from services.api.gpus.schemas import GpuDetail, GpuPage
-from shared.catalog.aliases import resolve_alias
 from shared.catalog.specs import GpuSpec, load_catalog
 
 router = APIRouter(tags=["gpus"])
@@ -55,14 +54,4 @@ def list_gpus(
 
 @router.get("/gpus/{gpu_id}", response_model=GpuDetail)
 def get_gpu(gpu_id: str, session: SessionDep, settings: SettingsDep) -> GpuDetail:
-    resolved = resolve_alias(gpu_id)
-    if resolved is None:
-        raise HTTPException(
-            status_code=404,
-            detail={
-                "message": f"gpu_id: unknown GPU {gpu_id!r}; GET /gpus lists the valid ids",
-                "field": "gpu_id",
-            },
-        )
-    spec = load_catalog().by_id[resolved]
-    return service.detail(session, spec, settings.market_window_days)
+    return service.detail(session, catalog_gpu(gpu_id), settings.market_window_days)

@@ -5,15 +5,14 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated
 
-from fastapi import APIRouter, HTTPException, Query
+from fastapi import APIRouter, Query
 
 from services.api.auth import WriteKey
-from services.api.deps import SessionDep, SettingsDep
-from services.api.errors import InvalidParameter
+from services.api.deps import SessionDep, SettingsDep, catalog_gpu
 from services.api.prices import service
 from services.api.prices.schemas import ConditionFilter, PriceCreated, PriceHistory, PriceIn
 from shared.catalog.aliases import resolve_alias
-from shared.pricing.intake import PriceInput, PriceRejected, record_price
+from shared.pricing.intake import PriceInput, record_price
 
 router = APIRouter(tags=["prices"])
 
@@ -34,15 +33,7 @@ def get_prices(
     limit: Annotated[int, Query(ge=1, le=500)] = 100,
     offset: Annotated[int, Query(ge=0)] = 0,
 ) -> PriceHistory:
-    resolved = resolve_alias(gpu_id)
-    if resolved is None:
-        raise HTTPException(
-            status_code=404,
-            detail={
-                "message": f"gpu_id: unknown GPU {gpu_id!r}; GET /gpus lists the valid ids",
-                "field": "gpu_id",
-            },
-        )
+    resolved = catalog_gpu(gpu_id).id
     if since is not None and since.tzinfo is None:
         since = since.replace(tzinfo=UTC)
     return service.history(
@@ -65,10 +56,7 @@ def post_price(body: PriceIn, key: WriteKey, session: SessionDep) -> PriceCreate
     price = PriceInput(
         gpu_id, body.usd, body.condition, body.source, body.title, body.url, body.quantity
     )
-    try:
-        observation = record_price(session, price)
-    except PriceRejected as exc:
-        raise InvalidParameter(exc.field, exc.message, exc.valid) from None
+    observation = record_price(session, price)  # a PriceRejected answers 422
     assert observation.id is not None
     return PriceCreated(
         id=observation.id,

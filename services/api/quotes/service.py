@@ -16,7 +16,6 @@ from shared.quotes.build import ClusterRequest
 from shared.quotes.compare import Candidate, CompareRequest, create_compare
 from shared.quotes.models import Quote
 from shared.settings import Settings
-from shared.tco.inputs import TcoInputError
 
 
 def _gpu(field: str, text: str) -> str:
@@ -56,21 +55,14 @@ def out(quote: Quote) -> QuoteOut:
 def create_cluster(
     session: Session, body: ClusterIn, settings: Settings, *, reuse_identical: bool = False
 ) -> QuoteOut:
-    try:
-        request = cluster_request(body)
-        quote = quotes.create_cluster_quote(
-            session, request, settings, reuse_identical=reuse_identical
-        )
-        return out(quote)
-    except TcoInputError as exc:
-        raise InvalidParameter(exc.field, exc.message, exc.valid) from exc
+    request = cluster_request(body)
+    return out(
+        quotes.create_cluster_quote(session, request, settings, reuse_identical=reuse_identical)
+    )
 
 
 def create_comparison(session: Session, body: CompareIn, settings: Settings) -> QuoteOut:
-    try:
-        return out(create_compare(session, compare_request(body), settings))
-    except TcoInputError as exc:
-        raise InvalidParameter(exc.field, exc.message, exc.valid) from exc
+    return out(create_compare(session, compare_request(body), settings))
 
 
 def find(session: Session, quote_id: str) -> Quote:

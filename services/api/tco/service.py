@@ -6,7 +6,6 @@ from dataclasses import asdict
 
 from sqlmodel import Session
 
-from services.api.errors import InvalidParameter
 from services.api.tco.schemas import (
     CloudOfferOut,
     CloudSide,
@@ -18,7 +17,7 @@ from services.api.tco.schemas import (
 )
 from shared.settings import Settings
 from shared.tco import model
-from shared.tco.inputs import TcoInputError, TcoReport, TcoRequest, build_report, validate_request
+from shared.tco.inputs import TcoReport, TcoRequest, build_report, validate_request
 
 WORK_HOUR = (
     "one hour of the owned build working at full speed; cloud hours are scaled by "
@@ -28,12 +27,8 @@ METHOD = "docs/tco_and_quotes.md; formulas in shared/tco/model.py"
 
 
 def tco(session: Session, request: TcoRequest, settings: Settings) -> TcoResponse:
-    try:
-        validate_request(request)
-        report = build_report(session, request, settings)
-    except TcoInputError as exc:
-        raise InvalidParameter(exc.field, exc.message, exc.valid) from exc
-    return _response(report)
+    validate_request(request)
+    return _response(build_report(session, request, settings))
 
 
 def _offer(report: TcoReport) -> CloudOfferOut | None:

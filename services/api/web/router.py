@@ -24,13 +24,13 @@ from starlette.types import Scope
 
 from services.api.charts.service import resolve_gpu
 from services.api.deps import SessionDep, SettingsDep
-from services.api.errors import InvalidParameter
 from services.api.quotes import service as quotes_api
 from services.api.recommend.router import get_recommendation
 from services.api.tco.router import get_tco
 from services.api.tco.schemas import TcoResponse
 from services.api.web import service
 from services.api.web.service import FieldError, FormState
+from shared.errors import InputError
 
 RecommendationDep = Annotated[Response, Depends(get_recommendation)]
 TcoDep = Annotated[TcoResponse, Depends(get_tco)]
@@ -42,7 +42,7 @@ ASSET_CACHE = "public, max-age=31536000, immutable"
 
 def _field_errors(exc: Exception) -> list[FieldError]:
     """The same field names and messages as the JSON 422 answers (services/api/errors.py)."""
-    if isinstance(exc, InvalidParameter):
+    if isinstance(exc, InputError):
         valid = f" (valid: {', '.join(exc.valid)})" if exc.valid else ""
         return [FieldError(exc.field, exc.message + valid)]
     assert isinstance(exc, RequestValidationError)
@@ -67,7 +67,7 @@ class PageRoute(APIRoute):
             request = self._normalized(request)
             try:
                 response = await handler(request)
-            except (RequestValidationError, InvalidParameter) as exc:
+            except (RequestValidationError, InputError) as exc:
                 response = await run_in_threadpool(
                     self.error_page, request, _field_errors(exc), 422
                 )
@@ -171,7 +171,7 @@ def gpu_page(gpu_id: str, session: SessionDep, settings: SettingsDep) -> HTMLRes
     """Specs, provenance, price history, cloud offers and the model's predictions."""
     try:
         spec = resolve_gpu(gpu_id, field="gpu_id")
-    except InvalidParameter as exc:
+    except InputError as exc:
         raise HTTPException(
             404, {"message": f"unknown GPU {gpu_id!r}; see /gpus for the catalog"}
         ) from exc
