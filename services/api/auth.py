@@ -6,11 +6,15 @@ from collections.abc import Callable
 from typing import Annotated
 
 from fastapi import Depends, HTTPException, Request
+from sqlalchemy.engine import Engine
+from sqlmodel import Session
+from starlette.concurrency import run_in_threadpool
 
 from services.api.deps import SessionDep, SettingsDep
 from services.api.ratelimit import RateLimiter
 from shared.alerts.keys import verify_key
 from shared.alerts.models import ApiKey
+from shared.settings import Settings
 
 SCOPE_RANK = {"read": 0, "write": 1}
 
@@ -59,10 +63,19 @@ WriteKey = Annotated[ApiKey, Depends(require_scope("write"))]
 ReadKey = Annotated[ApiKey, Depends(require_scope("read"))]
 
 
-def optional_read_key(
-    request: Request, session: SessionDep, settings: SettingsDep
-) -> ApiKey | None:
-    """Read endpoints stay open unless `require_key_for_reads` is set."""
+async def optional_read_key(request: Request, settings: SettingsDep) -> ApiKey | None:
+    """Read endpoints stay open unless `require_key_for_reads` is set.
+
+    Async, and opening a session only when a key is required, so open reads pay nothing.
+    """
     if not settings.require_key_for_reads:
         return None
-    return require_scope("read")(request, session, settings)
+    engine: Engine = request.app.state.engine
+    return await run_in_threadpool(_check_read_key, request, engine, settings)
+
+
+def _check_read_key(request: Request, engine: Engine, settings: Settings) -> ApiKey:
+    with Session(engine, expire_on_commit=False) as session:
+        key = require_scope("read")(request, session, settings)
+        session.commit()
+        return key

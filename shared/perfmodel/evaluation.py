@@ -5,7 +5,8 @@ measured workload ratios to the reference, from the lambda-v1 generation when th
 is in it, else from the 2022 blog table (never mixing the two), against the model refit
 without that GPU and predicting the same workloads. The sibling correction (shrunken
 mean residual of measured GPUs of the same architecture and segment) is also rebuilt
-without the held-out GPU, from the residuals of that refit.
+without the held-out GPU, from the residuals of that refit. A GPU measured only in the 2022
+table is predicted with the refit's 2022-table offset (cv; 0 for Ampere and later).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from shared.perfmodel.params import MODEL_VERSION, time_params_to_json
 from shared.perfmodel.scaling import fit_scaling
 from shared.perfmodel.timemodel import (
     TimeParams,
+    generation_log_offset,
     sibling_group,
     sibling_log_correction,
     workload_ratio,
@@ -98,11 +100,14 @@ def _geomean(values: list[float]) -> float:
 
 
 def predict_points(params: TimeParams, points: list[RatioPoint]) -> float:
+    """The model for one GPU's points of one generation (with that generation's offset)."""
     catalog = load_catalog()
     ref = catalog.by_id[REFERENCE_GPU]
     gpu = catalog.by_id[points[0].gpu_id]
     values = [workload_ratio(params, gpu, ref, p.workload, p.precision) for p in points]
-    return _geomean([v for v in values if v is not None])
+    first = points[0]
+    offset = generation_log_offset(params, gpu, first.generation, first.precision)
+    return math.exp(offset) * _geomean([v for v in values if v is not None])
 
 
 def logo_points(family: str) -> list[CvPoint]:
@@ -235,6 +240,7 @@ def build_params(points: list[CvPoint]) -> dict[str, Any]:
             "ratio = exp(arch) * batch * clock / clock_ref"
             " / (s_bw*BWref/BW + s_mm*MMref/MM + s_vec*VECref/VEC),"
             " clock = min(1, TDP / (SMs * boost GHz) / w0) ** (1/3);"
+            " batch exponent 0 for cv; cv fitted with a 2022-table offset for pre-Ampere;"
             " unmeasured GPUs x exp(shrunken mean residual of measured siblings)"
         ),
         "calibration": "Lambda deeplearning-benchmark v1 (aa5addb6) + Lambda 2022 blog table",

@@ -9,9 +9,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from shared.perfmodel.features import BATCH_EXPONENT
 from shared.perfmodel.timemodel import Shares, TimeParams
 
-MODEL_VERSION = "calibrated-2026.11.2"
+MODEL_VERSION = "calibrated-2026.11.3"
 PARAMS_DIR = Path(__file__).parent / "params"
 
 
@@ -43,6 +44,8 @@ def time_params_to_json(params: TimeParams) -> dict[str, Any]:
         "fixed_memory_gb": params.fixed_memory_gb,
         "workloads": list(params.workloads),
         "power_threshold": params.power_threshold,
+        "batch_exponent": params.batch_exponent,
+        "legacy_table_offset": params.legacy_table_offset,
     }
 
 
@@ -56,6 +59,9 @@ def time_params_from_json(data: dict[str, Any]) -> TimeParams:
         data["fixed_memory_gb"],
         tuple(data["workloads"]),
         data.get("power_threshold"),
+        # Absent before 2026.11.3: Dettmers' exponent everywhere, no 2022-table offset.
+        data.get("batch_exponent", BATCH_EXPONENT),
+        data.get("legacy_table_offset", {}),
     )
 
 

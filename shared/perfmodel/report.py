@@ -119,15 +119,18 @@ def parameter_table() -> str:
     ]
     for family, fit in sorted(params.families.items()):
         count = sum(1 for p in ratio_points() if p.family == family)
+        legacy = len(fit.legacy_table_offset)
+        extra = f", {legacy} 2022-table offsets" if legacy else ""
         lines.append(
             f"| {family} | {parameter_count(fit)} (4 share logits, 1 power threshold, "
-            f"{parameter_count(fit) - 5} architecture offsets) | {count} "
+            f"{len(fit.arch_log_factor) - 1} architecture offsets{extra}) | {count} "
             f"| {fit.power_threshold:.2f} W per SM per GHz |"
         )
     return (
         "\n".join(lines)
         + "\n\nPlus, not fitted by least squares: the batch footprint m0 per workload and "
-        "precision (a line through Lambda's batch sizes), and the sibling correction (a "
+        "precision (a line through Lambda's batch sizes; it only matters for nlp, the cv batch "
+        "exponent is 0), and the sibling correction (a "
         "shrunken mean of the measured GPUs' residuals, rebuilt inside every fold).\n"
     )
 

@@ -15,7 +15,8 @@ throughput). NVIDIA only: an AMD compute unit is not an SM.
 
 `batch` is the batch-size effect: Lambda runs every GPU at its largest batch, which
 grows with the memory left after the model's fixed footprint m0, and each doubling of
-the batch adds ~13.6 %: batch = ((mem_g - m0) / (mem_ref - m0)) ** log2(1.136).
+the batch adds ~13.6 %: batch = ((mem_g - m0) / (mem_ref - m0)) ** log2(1.136). For
+CNNs (cv) the exponent is 0: Lambda's CV batches (>= 100 images) already fill the GPU.
 A task family's ratio is the geometric mean over its workloads.
 """
 
@@ -32,12 +33,15 @@ from shared.perfmodel.features import (
     data_precision,
     rates,
 )
+from shared.perfmodel.lambda_data import GEN_2022
 
 # Below this much memory for the batch, a workload is treated as not fitting.
 MIN_BATCH_MEMORY_GB = 0.25
 # Dynamic power ~ clock^3 (voltage rises with clock): a power-limited chip's clock
 # scales as the cube root of the power it may draw per unit of silicon.
 POWER_CLOCK_EXPONENT = 1.0 / 3.0
+# Cards whose speed relative to the RTX 3090 differs between Lambda's 2022 table and v1.
+LEGACY_TABLE_ARCHITECTURES = ("Turing", "Volta")
 # Pseudo-observations of zero residual in the sibling correction (shrinkage).
 SIBLING_PRIOR_WEIGHT = 1.0
 
@@ -66,6 +70,12 @@ class TimeParams:
     workloads: tuple[str, ...] = field(default=())
     # W per SM per GHz below which the clock drops (None: no power term, <= 2026.11.1).
     power_threshold: float | None = None
+    # Throughput gain exponent of the largest batch: Dettmers' 13.6 % per doubling by
+    # default; 0 for CNNs, whose hundreds of images per batch already fill the GPU.
+    batch_exponent: float = BATCH_EXPONENT
+    # Log offset of pre-Ampere cards in Lambda's 2022 table (older software), by data
+    # precision: a nuisance of the calibration data, never applied to predictions.
+    legacy_table_offset: dict[str, float] = field(default_factory=dict)
 
 
 def power_density(gpu: GpuSpec) -> float | None:
@@ -95,10 +105,12 @@ def fits_in_memory(gpu: GpuSpec, fixed_gb: float) -> bool:
     return gpu.memory_gb - fixed_gb >= MIN_BATCH_MEMORY_GB
 
 
-def batch_factor(gpu: GpuSpec, ref: GpuSpec, fixed_gb: float) -> float:
+def batch_factor(
+    gpu: GpuSpec, ref: GpuSpec, fixed_gb: float, exponent: float = BATCH_EXPONENT
+) -> float:
     """Throughput factor from the largest batch that fits (a floor when nothing fits)."""
     usable = max(gpu.memory_gb - fixed_gb, MIN_BATCH_MEMORY_GB)
-    return float((usable / (ref.memory_gb - fixed_gb)) ** BATCH_EXPONENT)
+    return float((usable / (ref.memory_gb - fixed_gb)) ** exponent)
 
 
 def reference_precision(precision: str) -> str:
@@ -115,13 +127,22 @@ def workload_ratio(
     if gpu_rates is None or ref_rates is None:
         return None
     dprec = data_precision(precision)
-    batch = batch_factor(gpu, ref, params.fixed_memory_gb[workload][dprec])
+    batch = batch_factor(gpu, ref, params.fixed_memory_gb[workload][dprec], params.batch_exponent)
     byte_scale = bytes_factor(precision) / bytes_factor(reference_precision(precision))
     tau = relative_time(gpu_rates, ref_rates, params.shares[dprec], byte_scale)
     arch = params.arch_log_factor.get(gpu.architecture, 0.0)
     arch -= params.arch_log_factor.get(ref.architecture, 0.0)
     clock = clock_factor(gpu, params.power_threshold) / clock_factor(ref, params.power_threshold)
     return math.exp(arch) * batch * clock / tau
+
+
+def generation_log_offset(
+    params: TimeParams, gpu: GpuSpec, generation: str, precision: str
+) -> float:
+    """Log offset of a measurement of the given data generation (0 for lambda-v1)."""
+    if generation != GEN_2022 or gpu.architecture not in LEGACY_TABLE_ARCHITECTURES:
+        return 0.0
+    return params.legacy_table_offset.get(data_precision(precision), 0.0)
 
 
 def family_ratio(

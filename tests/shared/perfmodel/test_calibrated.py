@@ -7,6 +7,7 @@ import pytest
 
 from shared.perfmodel.base import PRECISIONS, TASK_FAMILIES, PerformanceModel
 from shared.perfmodel.calibrated import NO_TENSOR_CORE_FP16_GAIN, CalibratedModel
+from shared.perfmodel.features import BATCH_EXPONENT
 from shared.perfmodel.params import MODEL_VERSION, load_params
 from shared.perfmodel.timemodel import clock_factor, power_density
 
@@ -125,12 +126,26 @@ def test_params_file_is_versioned():
     params = load_params()
     assert set(params.families) == {"cv", "nlp"}
     assert "resnet50" in params.workloads and "bert_large_squad" in params.workloads
-    assert MODEL_VERSION == "calibrated-2026.11.2"
+    assert MODEL_VERSION == "calibrated-2026.11.3"
     assert CalibratedModel(MODEL_VERSION).params is params
-    # The previous version stays loadable and keeps its own formula (no power term).
+    # Previous versions stay loadable and keep their own formula (2026.11.1: no power
+    # term; up to 2026.11.2: Dettmers' batch exponent everywhere, no 2022-table offset).
     old = CalibratedModel("calibrated-2026.11.1").params
     assert old.version == "calibrated-2026.11.1" and old.residuals == {}
     assert all(f.power_threshold is None for f in old.families.values())
+    previous = CalibratedModel("calibrated-2026.11.2").params
+    for fit in previous.families.values():
+        assert fit.batch_exponent == BATCH_EXPONENT and fit.legacy_table_offset == {}
+
+
+def test_cnn_batch_exponent_and_2022_table_offset():
+    families = load_params().families
+    assert families["cv"].batch_exponent == 0.0
+    assert families["nlp"].batch_exponent == BATCH_EXPONENT
+    # Turing/Volta were relatively faster in the 2022 table than in v1 (cv only).
+    assert set(families["cv"].legacy_table_offset) == {"fp16", "fp32"}
+    assert all(v > 0 for v in families["cv"].legacy_table_offset.values())
+    assert families["nlp"].legacy_table_offset == {}
 
 
 def test_power_limited_chips_run_below_boost(catalog):
