@@ -1,6 +1,6 @@
 """The performance model's interface: a pure function of catalog specs and inputs.
 
-Every model (the rule-of-thumb one and the calibrated one) answers the same question:
+Every model answers the same question:
 how fast does this GPU train (or infer) a task family at a precision, relative to the
 reference GPU at the same task family and precision.
 """
@@ -14,7 +14,7 @@ from shared.catalog.specs import GpuSpec
 
 TASK_FAMILIES = ("cv", "nlp")
 PRECISIONS = ("fp16", "bf16", "tf32", "fp32", "fp8", "int8")
-Basis = Literal["measured", "calibrated-model", "rule-of-thumb"]
+Basis = Literal["measured", "calibrated-model"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -49,7 +49,7 @@ class PriceOut(BaseModel):
 
 class PerformanceOut(BaseModel):
     interval: tuple[float, float]
-    basis: str = Field(description="measured, calibrated-model or rule-of-thumb")
+    basis: str = Field(description="measured or calibrated-model")
     reference_gpu: str
     multi_gpu_speedup: float
 
