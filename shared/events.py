@@ -99,13 +99,10 @@ def _run_logged(job: Job, call: TaskCall) -> Any:
 
 @lru_cache(maxsize=4)
 def _dispatcher_for(broker_url: str, eager: bool) -> Dispatcher:
+    # Cached per broker, so every session of a process shares one producer (one pool).
     if broker_url:
-        return CeleryDispatcher(get_settings() if not broker_url else _settings_with(broker_url))
+        return CeleryDispatcher(get_settings().model_copy(update={"broker_url": broker_url}))
     return InProcessDispatcher(eager)
-
-
-def _settings_with(broker_url: str) -> Settings:
-    return get_settings().model_copy(update={"broker_url": broker_url})
 
 
 def get_dispatcher(settings: Settings | None = None) -> Dispatcher:
