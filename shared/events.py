@@ -6,16 +6,19 @@ transaction enqueues nothing, and tasks receive ids, never ORM objects.
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import event
-from sqlmodel import Session
+from sqlalchemy.engine import Connection, Engine
+from sqlmodel import Session, col, select
 
 from shared.settings import Settings, get_settings
 
@@ -128,9 +131,53 @@ def _send_pending(session: Session, dispatcher: Dispatcher) -> None:
     for call in session.info.pop(_PENDING, []):
         try:
             dispatcher.send(call)
-        except Exception:
-            # The data is committed; the daily full recompute catches up on lost events.
-            log.exception("could not enqueue %s", call.name)
+        except Exception as exc:
+            # The data is committed: park the task for the periodic resend sweep.
+            log.warning("could not enqueue %s (%s); parked for resend", call.name, exc)
+            park(session.get_bind(), call, exc)
+
+
+def park(bind: Engine | Connection, call: TaskCall, error: Exception) -> None:
+    from shared.models import UnsentTask  # the data model imports nothing from here
+
+    try:
+        with Session(bind) as parking:
+            parking.add(
+                UnsentTask(
+                    name=call.name,
+                    args=json.dumps(list(call.args)),
+                    queue=call.queue,
+                    last_error=f"{type(error).__name__}: {error}"[:1000],
+                    created_at=datetime.now(UTC),
+                )
+            )
+            parking.commit()
+    except Exception:
+        # Database gone too: the daily full recompute still catches up.
+        log.exception("could not park %s", call.name)
+
+
+def resend_unsent(bind: Engine, dispatcher: Dispatcher, limit: int = 200) -> dict[str, int]:
+    """Send parked tasks; those that fail again stay parked with their attempt count."""
+    from shared.models import UnsentTask
+
+    counts = {"sent": 0, "failed": 0}
+    with Session(bind) as session:
+        query = select(UnsentTask).order_by(col(UnsentTask.id)).limit(limit)
+        for row in session.exec(query.with_for_update(skip_locked=True)).all():
+            call = TaskCall(row.name, tuple(json.loads(row.args)), row.queue)
+            try:
+                dispatcher.send(call)
+            except Exception as exc:
+                row.attempts += 1
+                row.last_error = f"{type(exc).__name__}: {exc}"[:1000]
+                session.add(row)
+                counts["failed"] += 1
+                continue
+            session.delete(row)
+            counts["sent"] += 1
+        session.commit()
+    return counts
 
 
 def recompute_call(gpu_ids: list[str] | None) -> TaskCall:

@@ -14,8 +14,16 @@ from shared.alerts.jobs import (
     evaluate_call,
     evaluate_job,
 )
-from shared.db import session_scope
-from shared.events import QUEUES, RECOMPUTE_SCORES, TaskCall, enqueue_after_commit, register_job
+from shared.db import get_engine, session_scope
+from shared.events import (
+    QUEUES,
+    RECOMPUTE_SCORES,
+    TaskCall,
+    enqueue_after_commit,
+    get_dispatcher,
+    register_job,
+    resend_unsent,
+)
 from shared.quotes.jobs import recompute_standard_quotes_job
 from shared.scoring.compute import recompute_scores
 from shared.settings import get_settings
@@ -24,6 +32,7 @@ log = logging.getLogger(__name__)
 
 FULL_RECOMPUTE = "compute.full_recompute"
 RECOMPUTE_QUOTES = "compute.recompute_standard_quotes"
+RESEND_UNSENT = "compute.resend_unsent"
 
 
 class TransientJobError(RuntimeError):
@@ -61,9 +70,14 @@ def full_recompute_job() -> dict[str, Any]:
     return recompute_job(None)
 
 
+def resend_unsent_job() -> dict[str, Any]:
+    return resend_unsent(get_engine(), get_dispatcher())
+
+
 def register_all() -> None:
     register_job(RECOMPUTE_SCORES, recompute_job)
     register_job(FULL_RECOMPUTE, full_recompute_job)
     register_job(RECOMPUTE_QUOTES, recompute_standard_quotes_job)
+    register_job(RESEND_UNSENT, resend_unsent_job)
     register_job(EVALUATE, evaluate_job)
     register_job(DISPATCH_DUE, dispatch_due_job)

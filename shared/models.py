@@ -179,3 +179,18 @@ class TaskRun(SQLModel, table=True):
     error: str | None = Field(default=None, max_length=4096)
     started_at: datetime = Field(sa_column=_tz())
     finished_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime()))
+
+
+class UnsentTask(SQLModel, table=True):
+    """A task whose enqueue failed after its data committed (broker down): kept here
+    until a periodic sweep sends it, so no price change is left without its recompute."""
+
+    __tablename__ = "unsent_task"
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(max_length=128)
+    args: str = Field(max_length=8192)
+    queue: str = Field(max_length=32)
+    attempts: int = 1
+    last_error: str | None = Field(default=None, max_length=1024)
+    created_at: datetime = Field(sa_column=_tz())

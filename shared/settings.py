@@ -40,6 +40,8 @@ class Settings(BaseSettings):
     task_retry_backoff_max_s: int = Field(default=600, ge=1)
     full_recompute_hour_utc: int = Field(default=3, ge=0, le=23)
     staleness_sweep_interval_s: int = Field(default=3600, ge=10)
+    # How often beat sends the tasks parked while the broker was unreachable.
+    unsent_resend_interval_s: float = Field(default=30.0, gt=0)
     # Sources beat scrapes, with their intervals: "ebay=21600,newegg=43200". Empty in the
     # embedded default, which never contacts live sites on its own.
     scrape_sources: str = ""

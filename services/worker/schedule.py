@@ -8,7 +8,7 @@ from celery.schedules import crontab
 
 from shared.alerts.jobs import DISPATCH_DUE
 from shared.events import QUEUES
-from shared.jobs import FULL_RECOMPUTE
+from shared.jobs import FULL_RECOMPUTE, RESEND_UNSENT
 from shared.settings import Settings
 
 SCRAPE_SOURCE = "scrape.run_source"
@@ -28,6 +28,14 @@ def beat_schedule(settings: Settings) -> dict[str, dict[str, Any]]:
             "options": {
                 "queue": QUEUES["alerts"],
                 "expires": settings.alert_dispatch_interval_s * 4,
+            },
+        },
+        "resend-unsent": {
+            "task": RESEND_UNSENT,
+            "schedule": settings.unsent_resend_interval_s,
+            "options": {
+                "queue": QUEUES["compute"],
+                "expires": settings.unsent_resend_interval_s * 4,
             },
         },
         "staleness-sweep": {

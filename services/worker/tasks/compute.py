@@ -12,9 +12,11 @@ from shared.events import RECOMPUTE_SCORES
 from shared.jobs import (
     FULL_RECOMPUTE,
     RECOMPUTE_QUOTES,
+    RESEND_UNSENT,
     TransientJobError,
     full_recompute_job,
     recompute_job,
+    resend_unsent_job,
 )
 from shared.quotes.jobs import recompute_standard_quotes_job
 from shared.settings import get_settings
@@ -48,3 +50,9 @@ def full_recompute() -> dict[str, Any]:
 )
 def recompute_standard_quotes(gpu_ids: list[str] | None = None) -> dict[str, Any]:
     return recompute_standard_quotes_job(gpu_ids)
+
+
+# No retries: the next sweep comes soon, and a failed send stays parked in the table.
+@app.task(name=RESEND_UNSENT, base=RecordedTask)  # type: ignore[untyped-decorator]
+def resend_unsent() -> dict[str, Any]:
+    return resend_unsent_job()

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from celery import Celery
-from sqlalchemy import create_engine, text
+from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
 from shared.bootstrap import prepare_database
@@ -176,16 +177,38 @@ def test_redis_down_api_keeps_serving_and_queued_work_resumes(database, redis_se
         api.stop()
 
 
-def test_prices_added_while_redis_is_down_are_committed(database, redis_server, tmp_path):
+def test_a_price_added_while_redis_is_down_is_kept_and_its_recompute_sent_later(
+    database, redis_server, tmp_path
+):
     url, engine = database
-    env = worker_env(url, redis_server.url)
+    env = worker_env(url, redis_server.url, GPU_ADVISOR_UNSENT_RESEND_INTERVAL_S="1")
     redis_server.stop()
     added = run_once(
         "gpu-advisor prices add --gpu rtx-4090 --usd 1234 --condition used --source fault-test", env
     )
     assert added.returncode == 0, added.stderr
-    with create_engine(url).connect() as conn:
+    with engine.connect() as conn:
         stored = conn.execute(
             text("SELECT count(*) FROM price_observation WHERE source = 'fault-test'")
         ).scalar_one()
-    assert stored == 1
+        parked = conn.execute(text("SELECT name FROM unsent_task")).scalars().all()
+    assert stored == 1 and parked == [RECOMPUTE_SCORES]
+    redis_server.start()
+    beat_command = f"celery -A services.worker.celery_app beat -s {tmp_path}/beat-schedule"
+    beat = Service("beat", beat_command, env, tmp_path).start()
+    worker = start_worker("after-outage", env, tmp_path)
+    query = text(
+        "SELECT DISTINCT price_usd FROM score WHERE gpu_id = 'rtx-4090' AND condition = 'used'"
+    )
+
+    def rescored() -> bool:
+        with engine.connect() as conn:
+            prices = conn.execute(query).scalars().all()
+            left = conn.execute(text("SELECT count(*) FROM unsent_task")).scalar_one()
+        return bool(prices == [Decimal("1234.00")] and left == 0)
+
+    try:
+        wait_for(rescored, 60, "the parked recompute")
+    finally:
+        worker.stop()
+        beat.stop()
