@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Annotated
 
-from fastapi import Depends, HTTPException, Request
+from fastapi import Depends, HTTPException, Request, Response
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
@@ -54,3 +54,12 @@ def catalog_gpu(gpu_id: str) -> GpuSpec:
             },
         )
     return load_catalog().by_id[resolved]
+
+
+async def vary_on_accept(response: Response) -> None:
+    """Paths that also serve an HTML page to browsers answer per Accept header: say so,
+    so a shared cache never hands JSON to a browser or a page to an API client."""
+    response.headers["Vary"] = "Accept"
+
+
+VaryOnAccept = Depends(vary_on_accept)

@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query
 
-from services.api.deps import SessionDep, SettingsDep, catalog_gpu
+from services.api.deps import SessionDep, SettingsDep, VaryOnAccept, catalog_gpu
 from services.api.gpus import service
 from services.api.gpus.schemas import GpuDetail, GpuPage
 from shared.catalog.specs import GpuSpec, load_catalog
@@ -52,6 +52,6 @@ def list_gpus(
     )
 
 
-@router.get("/gpus/{gpu_id}", response_model=GpuDetail)
+@router.get("/gpus/{gpu_id}", response_model=GpuDetail, dependencies=[VaryOnAccept])
 def get_gpu(gpu_id: str, session: SessionDep, settings: SettingsDep) -> GpuDetail:
     return service.detail(session, catalog_gpu(gpu_id), settings.market_window_days)

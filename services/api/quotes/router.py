@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Response
 
-from services.api.deps import SessionDep, SettingsDep
+from services.api.deps import SessionDep, SettingsDep, VaryOnAccept
 from services.api.quotes import service
 from services.api.quotes.schemas import ClusterIn, CompareIn, ExportFormat, QuoteList, QuoteOut
 from shared.quotes.service import bom_csv
@@ -36,7 +36,7 @@ def list_quotes(
     return service.listing(session, standard, limit, offset)
 
 
-@router.get("/quotes/{quote_id}", response_model=QuoteOut)
+@router.get("/quotes/{quote_id}", response_model=QuoteOut, dependencies=[VaryOnAccept])
 def get_quote(
     session: SessionDep,
     quote_id: Annotated[str, Path(max_length=64)],

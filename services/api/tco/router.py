@@ -7,7 +7,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from services.api.deps import SessionDep, SettingsDep
+from services.api.deps import SessionDep, SettingsDep, VaryOnAccept
 from services.api.errors import InvalidParameter
 from services.api.recommend.schemas import Condition, Precision, Task
 from services.api.tco import service
@@ -26,7 +26,7 @@ def resolve_gpu(field: str, text: str) -> str:
     return gpu_id
 
 
-@router.get("/tco", response_model=TcoResponse)
+@router.get("/tco", response_model=TcoResponse, dependencies=[VaryOnAccept])
 def get_tco(
     session: SessionDep,
     settings: SettingsDep,

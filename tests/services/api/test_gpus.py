@@ -49,3 +49,11 @@ def test_detail_lists_cloud_offers_per_gpu_hour(bundled_client):
     assert body["cloud"], "bundled cloud catalogs price the A100 80GB SXM4"
     for offer in body["cloud"]:
         assert float(offer["usd_per_gpu_hour"]) > 0 and offer["observed_at"]
+
+
+def test_paths_shared_with_html_pages_vary_on_accept(market_client):
+    json_answer = market_client.get("/gpus/rtx-3090")
+    assert json_answer.headers["vary"] == "Accept"
+    assert json_answer.headers["content-type"].startswith("application/json")
+    page = market_client.get("/gpus/rtx-3090", headers={"Accept": "text/html"})
+    assert page.headers["content-type"].startswith("text/html") and page.headers["vary"] == "Accept"
