@@ -12,6 +12,7 @@ from rich.table import Table
 from sqlalchemy.engine import Engine
 
 from services.scraper.fetch import Fetcher
+from services.scraper.page_cache import persistent_fetchers
 from services.scraper.registry import SOURCES, UnknownSource, get_source
 from services.scraper.runner import (
     DRY_RUN,
@@ -48,12 +49,14 @@ def scrape(
             get_source(name)
     except UnknownSource as exc:
         raise typer.BadParameter(str(exc), param_hint="--source") from exc
+    settings, scraper = get_settings(), get_scraper_settings()
     reports = run_scrape(
         names,
         dry_run=dry_run,
         engine=get_engine(),
-        settings=get_settings(),
-        scraper_settings=get_scraper_settings(),
+        settings=settings,
+        scraper_settings=scraper,
+        fetcher_factory=persistent_fetchers(settings, scraper),
     )
     # A source left unconfigured (no API key) fails the command only when asked for by name.
     passing = {OK, DRY_RUN} if source else {OK, DRY_RUN, NOT_CONFIGURED}

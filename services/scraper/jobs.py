@@ -11,6 +11,7 @@ from sqlmodel import Session, col, select
 
 from services.scraper.errors import TransientFetchError
 from services.scraper.fetch import utc_now
+from services.scraper.page_cache import persistent_fetchers
 from services.scraper.runner import FAILED, run_sources
 from services.scraper.settings import get_scraper_settings
 from shared.db import get_engine, session_scope
@@ -29,11 +30,13 @@ def scrape_job(source: str) -> dict[str, Any]:
     The failure is recorded in source_status first; a transient fetch failure is then
     raised again so that the task wrapper retries it with backoff.
     """
+    settings, scraper = get_settings(), get_scraper_settings()
     [report] = run_sources(
         [source],
         engine=get_engine(),
-        settings=get_settings(),
-        scraper_settings=get_scraper_settings(),
+        settings=settings,
+        scraper_settings=scraper,
+        fetcher_factory=persistent_fetchers(settings, scraper),
     )
     log.info("scrape %s: %s", source, report.summary_json())
     if report.status == FAILED and isinstance(report.exception, TransientFetchError):

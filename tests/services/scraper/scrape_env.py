@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from sqlalchemy.engine import Engine
+from sqlmodel import Session, select
 
 from services.scraper.fetch import Fetcher
 from services.scraper.runner import RunReport, run_sources
 from services.scraper.settings import ScraperSettings
+from shared.models import PriceObservation
 from shared.settings import Settings
 from tests.services.scraper.fixture_server import (
     SAMPLES_DIR,
@@ -131,3 +134,9 @@ class ScrapeEnv:
 
 def by_source(reports: list[RunReport]) -> dict[str, RunReport]:
     return {report.source: report for report in reports}
+
+
+def source_counts(env: ScrapeEnv) -> Counter[str]:
+    """Stored observations per source name."""
+    with Session(env.engine) as session:
+        return Counter(o.source for o in session.exec(select(PriceObservation)))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from datetime import timedelta
 from decimal import Decimal
 
@@ -26,12 +25,7 @@ from tests.services.scraper.fixture_server import (
     sample_file,
     sequence,
 )
-from tests.services.scraper.scrape_env import PATHS, RUN_AT, ScrapeEnv, by_source
-
-
-def source_counts(env: ScrapeEnv) -> Counter[str]:
-    with Session(env.engine) as session:
-        return Counter(o.source for o in session.exec(select(PriceObservation)))
+from tests.services.scraper.scrape_env import PATHS, RUN_AT, ScrapeEnv, by_source, source_counts
 
 
 def status(env: ScrapeEnv, name: str) -> SourceStatus:
