@@ -47,6 +47,9 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
+MAX_REDIRECTS = 5
+
+
 @dataclass(frozen=True)
 class FetchResult:
     url: str
@@ -158,7 +161,8 @@ class Fetcher:
             transport=transport,
             headers={"User-Agent": settings.user_agent},
             timeout=self._timeout,
-            follow_redirects=True,
+            # Redirects are followed here, hop by hop, so each new URL passes robots.txt.
+            follow_redirects=False,
         )
         self._hosts: dict[str, _Host] = {}
         self._robots: dict[str, RobotsPolicy] = {}
@@ -217,6 +221,18 @@ class Fetcher:
         if cached is not None:
             request_headers.update(cached.validators())
         response = await self._send_with_retries(method, url, request_headers, content)
+        hops = 0
+        while response.has_redirect_location:
+            hops += 1
+            if hops > MAX_REDIRECTS:
+                raise PermanentFetchError(url, f"more than {MAX_REDIRECTS} redirects")
+            target = str(response.url.join(response.headers["Location"]))
+            if check_robots:
+                await self._ensure_allowed(target)
+            if response.status_code in (301, 302, 303) and method != "GET":
+                method, content = "GET", None  # what browsers and httpx do
+            # Validators belong to the first URL; the next hop is a plain request.
+            response = await self._send_with_retries(method, target, dict(headers or {}), content)
         return self._result(url, response, use_cache, cached)
 
     def _result(

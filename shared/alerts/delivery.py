@@ -101,8 +101,9 @@ def post(
         return Outcome(None, elapsed, f"{type(exc).__name__}: {exc}"[:1000])
     elapsed = int((time.perf_counter() - started) * 1000)
     error = None
-    if response.is_redirect:
-        error = f"redirect to {response.headers.get('location', '?')} not followed"
+    if response.is_redirect:  # any 3xx: a webhook endpoint must answer where it is asked
+        target = response.headers.get("location", "no location")
+        error = f"HTTP {response.status_code} redirect to {target} not followed"
     elif not response.is_success:
         error = f"HTTP {response.status_code}"
     return Outcome(response.status_code, elapsed, error, _retry_after(response, utc_now()))
