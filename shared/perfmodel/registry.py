@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from functools import lru_cache
 
 from shared.catalog.specs import GpuSpec
@@ -19,10 +18,7 @@ def get_model() -> PerformanceModel:
 
 
 def multi_gpu_speedup(gpu: GpuSpec, count: int, task: str, network: str = "infiniband") -> float:
-    """Throughput of `count` GPUs relative to one; beyond 8, whole nodes over `network`."""
+    """Throughput of `count` GPUs relative to one; beyond 8, nodes over `network`."""
     fitted = CalibratedModel().params.scaling
-    if count <= GPUS_PER_NODE:
-        return scaling.speedup(fitted, gpu, task, count)
-    nodes = math.ceil(count / GPUS_PER_NODE)
-    per_node = scaling.speedup(fitted, gpu, task, math.ceil(count / nodes))
-    return min(float(count), scaling.multi_node_speedup(per_node, nodes, network))
+    nodes = scaling.balanced_nodes(count, GPUS_PER_NODE)
+    return scaling.cluster_speedup(fitted, gpu, task, nodes, network)

@@ -84,6 +84,24 @@ def speedup(scaling: dict[str, Any], gpu: GpuSpec, family: str, count: int) -> f
     return float(min(count, count * eta ** math.log2(count)))
 
 
+def balanced_nodes(total: int, per_node: int) -> list[int]:
+    """GPUs per node when `total` GPUs fill as few nodes as possible, evenly (9 -> 5, 4)."""
+    nodes = math.ceil(total / per_node)
+    base, extra = divmod(total, nodes)
+    return [base + 1] * extra + [base] * (nodes - extra)
+
+
+def cluster_speedup(
+    scaling: dict[str, Any], gpu: GpuSpec, family: str, node_counts: list[int], network: str
+) -> float:
+    """Speed-up over one GPU of nodes holding `node_counts` GPUs each: every node's own
+    speed-up, added up, times the network's efficiency for that many nodes."""
+    inside = sum(speedup(scaling, gpu, family, n) for n in node_counts)
+    if len(node_counts) == 1:
+        return inside
+    return float(inside * NETWORK_EFFICIENCY[network] ** math.log2(len(node_counts)))
+
+
 def multi_node_speedup(single_node: float, nodes: int, network: str) -> float:
     """Speed-up over one GPU for `nodes` machines of `single_node` speed-up each."""
     if nodes < 1:

@@ -82,8 +82,10 @@ class Layout:
     deployment: str
     node_kind: str
     nodes: int
+    # The fullest node (PSU, cooling and RAM are sized for it); node_counts has them all.
     gpus_per_node: int
     total_gpus: int
+    node_counts: tuple[int, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,8 +178,8 @@ def layout_for(specs: list[GpuSpec], total: int, deployment: str) -> Layout:
         kind, per = "server-8", c.SERVER_GPUS
     else:
         kind, per = ("desktop-1-2" if total <= 2 else "workstation-4"), c.WORKSTATION_MAX_GPUS
-    nodes = math.ceil(total / per)
-    return Layout(deployment, kind, nodes, math.ceil(total / nodes), total)
+    counts = scaling.balanced_nodes(total, per)
+    return Layout(deployment, kind, len(counts), max(counts), total, tuple(counts))
 
 
 def _factor(specs: list[GpuSpec], cap: float | None) -> float:
@@ -206,10 +208,9 @@ def performance(
     slowest = min((p for p in predictions if p is not None), key=lambda p: p.relative_throughput)
     fitted = model.params.scaling
     node = min(scaling.speedup(fitted, s, family, lay.gpus_per_node) for s in specs)
-    total = node
-    if lay.nodes > 1:
-        total = scaling.multi_node_speedup(node, lay.nodes, c.MODEL_NETWORK[network])
-    total = min(float(lay.total_gpus), total)
+    net = c.MODEL_NETWORK[network]
+    counts = list(lay.node_counts)
+    total = min(scaling.cluster_speedup(fitted, s, family, counts, net) for s in specs)
     factor = _factor(specs, cap)
     scale = total * factor
     low, high = slowest.interval
@@ -275,7 +276,8 @@ def power_plan(specs: list[GpuSpec], lay: Layout, cap: float | None) -> tuple[Po
     node_w = lay.gpus_per_node * gpu_w + system
     needed = node_w * (1 + c.PSU_HEADROOM)
     over = lay.deployment == "workstation" and needed > c.US_OUTLET_PSU_W
-    total_kw = lay.nodes * node_w / 1000
+    # Every node at its own GPU count: 9 GPUs in two servers draw for 9, not 10.
+    total_kw = (lay.total_gpus * gpu_w + lay.nodes * system) / 1000
     racks = math.ceil(total_kw / c.RACK_KW) if lay.deployment == "datacenter" else None
     suggestion = _suggest_limit(specs[0], lay, system) if over else None
     plan = PowerPlan(
@@ -626,7 +628,8 @@ def yearly_power(req: ClusterRequest, lay: Layout, plan: PowerPlan) -> dict[str,
     )
     pue = req.pue if req.pue is not None else (d.DATACENTER_PUE if datacenter else d.PUE)
     price = req.electricity_usd_per_kwh or d.ELECTRICITY_USD_PER_KWH
-    kwh = kwh_per_year(plan.node_watts * lay.nodes, utilization, pue)
+    watts = lay.total_gpus * plan.gpu_watts + lay.nodes * plan.system_watts_per_node
+    kwh = kwh_per_year(watts, utilization, pue)
     return {
         "kwh": round(kwh, 1),
         "usd": money(Decimal(str(kwh)) * price),

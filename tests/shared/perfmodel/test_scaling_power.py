@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import pytest
 
+from shared.catalog.specs import load_catalog
 from shared.perfmodel.params import load_params
 from shared.perfmodel.power import power_limit, throughput_factor
 from shared.perfmodel.scaling import (
@@ -59,3 +60,33 @@ def test_power_limit_matches_the_2080_ti_measurement(catalog):
     assert throughput_factor(350, 300) > throughput_factor(350, 250)
     with pytest.raises(ValueError):
         throughput_factor(350, 50)
+
+
+@pytest.mark.parametrize("gpu_id", ["h100-sxm5", "rtx-3090", "rtx-a6000"])
+def test_build_speedup_never_exceeds_the_gpu_count_and_grows_sanely(gpu_id: str) -> None:
+    from shared.perfmodel.registry import GPUS_PER_NODE, multi_gpu_speedup
+    from shared.perfmodel.scaling import balanced_nodes
+
+    gpu = load_catalog().by_id[gpu_id]
+    previous = 0.0
+    for count in range(1, 65):
+        speed = multi_gpu_speedup(gpu, count, "nlp")
+        assert speed <= count
+        # With the same number of nodes, one more GPU adds at most one GPU of speed. (A
+        # new node re-balances the cards: 4+4 over InfiniBand can beat 8 GeForce cards
+        # without peer-to-peer in one box.)
+        same_nodes = len(balanced_nodes(count, GPUS_PER_NODE)) == len(
+            balanced_nodes(max(1, count - 1), GPUS_PER_NODE)
+        )
+        if same_nodes:
+            assert speed - previous <= 1.0 + 1e-9, f"{count} GPUs"
+        previous = speed
+
+
+def test_balanced_nodes_fill_as_few_nodes_as_possible_evenly() -> None:
+    from shared.perfmodel.scaling import balanced_nodes
+
+    assert balanced_nodes(8, 8) == [8]
+    assert balanced_nodes(9, 8) == [5, 4]
+    assert balanced_nodes(17, 8) == [6, 6, 5]
+    assert balanced_nodes(3, 4) == [3]

@@ -134,3 +134,19 @@ def test_bad_input_names_the_field(overrides: dict[str, object], field: str) -> 
     with pytest.raises(QuoteInputError) as error:
         validate(req)
     assert error.value.field == field
+
+
+@pytest.mark.parametrize(
+    ("gpu", "deployment", "count", "nodes"),
+    [("h100-sxm5", "datacenter", 9, (5, 4)), ("rtx-a6000", "workstation", 17, (4, 4, 3, 3, 3))],
+)
+def test_uneven_builds_count_power_and_speed_for_the_gpus_they_have(
+    gpu: str, deployment: str, count: int, nodes: tuple[int, ...]
+) -> None:
+    q = quote(gpu=gpu, count=count, deployment=deployment)
+    spec = load_catalog().by_id[gpu]
+    system = q.power.system_watts_per_node
+    assert q.power.total_kw == pytest.approx((count * spec.tdp_w + len(nodes) * system) / 1000)
+    assert q.performance.total_speedup < count
+    one_less = quote(gpu=gpu, count=count - 1, deployment=deployment)
+    assert q.performance.total_speedup > one_less.performance.total_speedup
