@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Generic, Protocol, TypeVar
 
@@ -286,19 +286,39 @@ def dedupe(items: Iterable[PricedListing]) -> StageResult[PricedListing]:
 
 
 def validate_cloud(listings: Iterable[CloudListing]) -> StageResult[CloudListing]:
-    """Drop cloud prices that are missing or non-positive, and repeated offers."""
-    seen: set[tuple[str, str, str, str | None]] = set()
-    kept: list[CloudListing] = []
+    """Drop cloud prices that are missing or non-positive; merge repeated offers.
+
+    Azure lists a VM's on-demand and spot meters as separate rows, which paging can put
+    on different pages: rows of one offer that carry different prices are merged, and
+    only a row that adds nothing is dropped as a duplicate.
+    """
+    kept: dict[tuple[str, str, str, str | None], CloudListing] = {}
     dropped: list[Drop] = []
     for listing in listings:
         key = (listing.provider, listing.instance_type, listing.region, listing.offer_id)
-        reason = _cloud_problem(listing) or ("duplicate" if key in seen else None)
-        if reason is not None:
-            dropped.append(Drop("validate", reason, listing))
+        problem = _cloud_problem(listing)
+        if problem is not None:
+            dropped.append(Drop("validate", problem, listing))
             continue
-        seen.add(key)
-        kept.append(listing)
-    return StageResult(kept, dropped)
+        earlier = kept.get(key)
+        if earlier is None:
+            kept[key] = listing
+            continue
+        merged = _merge_offer(earlier, listing)
+        if merged is None:
+            dropped.append(Drop("validate", "duplicate", listing))
+        else:
+            kept[key] = merged
+    return StageResult(list(kept.values()), dropped)
+
+
+def _merge_offer(first: CloudListing, second: CloudListing) -> CloudListing | None:
+    """`first` completed with the prices only `second` has; None if it adds nothing."""
+    on_demand = first.on_demand_usd_per_hour or second.on_demand_usd_per_hour
+    spot = first.spot_usd_per_hour or second.spot_usd_per_hour
+    if (on_demand, spot) == (first.on_demand_usd_per_hour, first.spot_usd_per_hour):
+        return None
+    return replace(first, on_demand_usd_per_hour=on_demand, spot_usd_per_hour=spot)
 
 
 def _cloud_problem(listing: CloudListing) -> str | None:

@@ -178,3 +178,23 @@ def test_validate_cloud() -> None:
         "non_positive_price",
     ]
     assert base.on_demand_usd_per_gpu_hour == Decimal("6.88")
+
+
+def test_validate_cloud_merges_the_spot_and_on_demand_rows_of_one_offer() -> None:
+    when = datetime(2026, 11, 5, tzinfo=UTC)
+    on_demand = CloudListing(
+        "azure", "Standard_NC24ads_A100_v4", "A100", 1, "eastus", Decimal("3.673"), None, when
+    )
+    spot = replace(on_demand, on_demand_usd_per_hour=None, spot_usd_per_hour=Decimal("0.9"))
+    for rows in ([on_demand, spot], [spot, on_demand]):  # whichever page came first
+        result = validate_cloud(rows)
+        [merged] = result.kept
+        assert (merged.on_demand_usd_per_hour, merged.spot_usd_per_hour) == (
+            Decimal("3.673"),
+            Decimal("0.9"),
+        )
+        assert result.dropped == []
+    other_spot = replace(spot, spot_usd_per_hour=Decimal("0.8"))
+    result = validate_cloud([on_demand, spot, other_spot])
+    assert result.kept[0].spot_usd_per_hour == Decimal("0.9")  # the first price stands
+    assert [d.reason for d in result.dropped] == ["duplicate"]
