@@ -37,7 +37,9 @@ def get_session(engine: Annotated[Engine, Depends(get_engine)]) -> Iterator[Sess
             raise
 
 
-SessionDep = Annotated[Session, Depends(get_session)]
+# scope="function": the commit runs before the response is sent, so a 201 means stored
+# (with FastAPI's default the code after `yield` runs once the client has its answer).
+SessionDep = Annotated[Session, Depends(get_session, scope="function")]
 SettingsDep = Annotated[Settings, Depends(get_app_settings)]
 EngineDep = Annotated[Engine, Depends(get_engine)]
 

@@ -262,3 +262,24 @@ def test_reads_can_require_a_key(make_client, alerts_db):
     assert client.get("/health").status_code == 200
     _, headers = new_key(alerts_db, "read")
     assert client.get("/gpus", headers=headers).status_code == 200
+
+
+def test_a_failed_commit_is_an_error_not_a_201(make_client, alerts_db, receiver, monkeypatch):
+    from sqlalchemy import event
+    from sqlmodel import Session
+
+    client = make_client()
+    _, headers = new_key(alerts_db)
+
+    def refuse(session: Session) -> None:
+        raise RuntimeError("the database refused the commit")
+
+    event.listen(Session, "before_commit", refuse)
+    try:
+        response = TestClient(client.app, raise_server_exceptions=False).post(
+            "/alerts", json=alert_body(receiver.url), headers=headers
+        )
+    finally:
+        event.remove(Session, "before_commit", refuse)
+    assert response.status_code == 500
+    assert client.get("/alerts", headers=headers).json()["items"] == []
