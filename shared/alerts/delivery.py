@@ -64,17 +64,24 @@ def sign_headers(secret: str, webhook_id: str, payload: str, when: datetime) -> 
     }
 
 
-def _retry_after(response: httpx.Response, now: datetime) -> float | None:
-    value = response.headers.get("retry-after")
-    if value is None:
+# A receiver asking for longer than a day gets a day: its answer must not overflow a
+# timestamp or park an event for years.
+MAX_RETRY_AFTER_S = 86400.0
+
+
+def _retry_after(headers: httpx.Headers, now: datetime) -> float | None:
+    value = headers.get("retry-after", "").strip()
+    if not value:
         return None
-    if value.strip().isdigit():
-        return float(value)
+    if value.isdigit():
+        return min(float(value), MAX_RETRY_AFTER_S)
     try:
         when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return None
-    return max(0.0, (when - now).total_seconds())
+    if when.tzinfo is None:  # "-0000" means UTC without a stated zone (RFC 5322)
+        when = when.replace(tzinfo=UTC)
+    return min(max(0.0, (when - now).total_seconds()), MAX_RETRY_AFTER_S)
 
 
 def post(
@@ -88,25 +95,31 @@ def post(
     extensions = {"sni_hostname": target.host} if target.scheme == "https" else {}
     started = time.perf_counter()
     try:
-        with httpx.Client(transport=transport, timeout=settings.webhook_timeout_s) as client:
-            response = client.post(
+        with (
+            httpx.Client(transport=transport, timeout=settings.webhook_timeout_s) as client,
+            # Streamed and never read: only the status and headers matter, so a receiver
+            # cannot hold the sender with a slow or endless body.
+            client.stream(
+                "POST",
                 target.pinned_url,
                 content=payload.encode(),
                 headers={**headers, "host": target.host_header},
                 extensions=extensions,
                 follow_redirects=False,
-            )
+            ) as response,
+        ):
+            status, response_headers = response.status_code, response.headers
     except httpx.HTTPError as exc:
         elapsed = int((time.perf_counter() - started) * 1000)
         return Outcome(None, elapsed, f"{type(exc).__name__}: {exc}"[:1000])
     elapsed = int((time.perf_counter() - started) * 1000)
     error = None
-    if response.is_redirect:  # any 3xx: a webhook endpoint must answer where it is asked
-        target = response.headers.get("location", "no location")
-        error = f"HTTP {response.status_code} redirect to {target} not followed"
-    elif not response.is_success:
-        error = f"HTTP {response.status_code}"
-    return Outcome(response.status_code, elapsed, error, _retry_after(response, utc_now()))
+    if 300 <= status < 400:  # any 3xx: a webhook endpoint must answer where it is asked
+        location = response_headers.get("location", "no location")
+        error = f"HTTP {status} redirect to {location} not followed"
+    elif not 200 <= status < 300:
+        error = f"HTTP {status}"
+    return Outcome(status, elapsed, error, _retry_after(response_headers, utc_now()))
 
 
 def claim_due(
@@ -150,7 +163,10 @@ def attempt(
             session.add(event)
             return None
         url, secret, webhook_id, payload = alert.url, alert.secret, event.webhook_id, event.payload
-    outcome = send(url, secret, webhook_id, payload, settings, clock(), resolver, transport)
+    try:
+        outcome = send(url, secret, webhook_id, payload, settings, clock(), resolver, transport)
+    except Exception as exc:  # whatever the receiver did, record it: never loop unrecorded
+        outcome = Outcome(None, 0, f"error: {type(exc).__name__}: {exc}"[:1000])
     if after_post is not None:
         after_post()
     with session_scope(engine) as session:
@@ -247,10 +263,20 @@ def dispatch_due(
     resolver: Resolver = system_resolver,
     transport: httpx.BaseTransport | None = None,
     after_post: Callable[[], None] | None = None,
+    limit: int = 100,
 ) -> dict[str, int]:
-    """Claim and attempt every due event once."""
+    """Claim and attempt due events one at a time (at most `limit`).
+
+    One claim per attempt keeps the lease longer than the attempt it covers; a batch
+    claim could expire while earlier events of the batch were still being sent, and a
+    second sender would then send the rest again.
+    """
     counts = {"claimed": 0, "delivered": 0, "failed_attempts": 0}
-    for event_id in claim_due(engine, settings, clock()):
+    while counts["claimed"] < limit:
+        claimed = claim_due(engine, settings, clock(), limit=1)
+        if not claimed:
+            break
+        event_id = claimed[0]
         counts["claimed"] += 1
         outcome = attempt(
             engine,

@@ -9,6 +9,7 @@ recorded that it fired.
 from __future__ import annotations
 
 import json
+import logging
 import uuid
 from collections.abc import Iterable
 from datetime import UTC, datetime
@@ -19,6 +20,8 @@ from sqlmodel import Session, col, select
 
 from shared.alerts.models import Alert, AlertEvent
 from shared.alerts.triggers import Firing, Trigger, evaluate, parse_trigger
+
+log = logging.getLogger(__name__)
 
 
 def event_payload(alert: Alert, trigger: Trigger, data: dict[str, Any], now: datetime) -> str:
@@ -66,15 +69,25 @@ def _step(session: Session, alert: Alert, now: datetime) -> AlertEvent | None:
     if firing is None:
         if not alert.armed:
             alert.last_false_at = alert.last_false_at or now
-            if (now - alert.last_false_at).total_seconds() >= alert.cooldown_s:
+            if _cooled_down(alert, now):
                 alert.armed = True
         return None
+    if not alert.armed and _cooled_down(alert, now):
+        # False for its whole cool-down before this change made it true: re-arm now,
+        # even if no evaluation happened to run while it was false.
+        alert.armed = True
     alert.last_false_at = None
     if not alert.armed:
         return None
     alert.armed = False
     alert.last_fired_at = now
     return _fire(session, alert, trigger, firing, now)
+
+
+def _cooled_down(alert: Alert, now: datetime) -> bool:
+    if alert.last_false_at is None:
+        return False
+    return (now - alert.last_false_at).total_seconds() >= alert.cooldown_s
 
 
 def _affected(alert: Alert, gpu_ids: set[str] | None) -> bool:
@@ -99,10 +112,15 @@ def evaluate_alerts(
     )
     events = []
     for alert in session.exec(query).all():
-        if not _affected(alert, wanted):
+        try:
+            if not _affected(alert, wanted):
+                continue
+            with session.begin_nested():  # one broken rule must not stop the others
+                event = _step(session, alert, now)
+                session.add(alert)
+        except Exception:
+            log.exception("evaluating alert %s failed", alert.id)
             continue
-        event = _step(session, alert, now)
-        session.add(alert)
         if event is not None:
             events.append(event)
     session.flush()

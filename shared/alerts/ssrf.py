@@ -110,6 +110,11 @@ def check_url(url: str, allowlist: Allowlist, resolver: Resolver = system_resolv
     if not host:
         raise BlockedUrl("the URL has no host")
     try:
+        # Internationalized names travel as IDNA (punycode) in DNS, Host and SNI.
+        host = host.encode("idna").decode("ascii")
+    except UnicodeError:
+        raise BlockedUrl(f"invalid host name {host!r}") from None
+    try:
         port = parts.port or SCHEMES[parts.scheme]
     except ValueError as exc:
         raise BlockedUrl(f"invalid port: {exc}") from None

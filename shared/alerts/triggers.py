@@ -178,6 +178,8 @@ def _price_drop(session: Session, trigger: PriceDropPct, now: datetime) -> Firin
     if not baseline or newest.observed_at < now - timedelta(days=RECENT_DAYS):
         return None
     median = Decimal(statistics.median(baseline))
+    if median <= 0:
+        return None
     drop = float((median - newest.price_usd) / median * 100)
     if drop < trigger.pct:
         return None

@@ -17,6 +17,7 @@ from shared.models import PriceObservation
 CONDITIONS = ("new", "used", "refurbished")
 # Above any GPU's price; larger is a typo (an extra zero), not a market price.
 MAX_USD = Decimal("500000")
+CENT = Decimal("0.01")
 
 
 class PriceRejected(InputError):
@@ -40,8 +41,9 @@ def validate(price: PriceInput) -> None:
         raise PriceRejected("gpu_id", f"unknown GPU {price.gpu_id!r}; GET /gpus lists the ids")
     if price.condition not in CONDITIONS:
         raise PriceRejected("condition", f"invalid {price.condition!r}", list(CONDITIONS))
-    if not Decimal("0") < price.usd <= MAX_USD:
-        raise PriceRejected("usd", f"must be > 0 and <= {MAX_USD}")
+    # Checked at the cents that will be stored: 0.004 must not become a $0.00 price.
+    if not CENT <= price.usd.quantize(CENT) <= MAX_USD:
+        raise PriceRejected("usd", f"must be at least 0.01 and at most {MAX_USD}")
     if not price.source.strip():
         raise PriceRejected("source", "must name where the price came from")
     if price.quantity < 1:

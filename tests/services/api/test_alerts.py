@@ -283,3 +283,11 @@ def test_a_failed_commit_is_an_error_not_a_201(make_client, alerts_db, receiver,
         event.remove(Session, "before_commit", refuse)
     assert response.status_code == 500
     assert client.get("/alerts", headers=headers).json()["items"] == []
+
+
+def test_a_price_that_rounds_to_zero_cents_is_refused(make_client, alerts_db):
+    client = make_client()
+    _, headers = new_key(alerts_db)
+    body = {"gpu_id": "rtx-4090", "usd": "0.004", "condition": "used", "source": "typo"}
+    response = client.post("/prices", json=body, headers=headers)
+    assert response.status_code == 422 and response.json()["message"].startswith("usd:")

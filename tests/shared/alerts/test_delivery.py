@@ -159,3 +159,42 @@ def test_a_claim_that_was_never_recorded_is_resent_with_the_same_id(db, receiver
     assert dispatch_due(db, settings, clock=Clock(lease_end))["delivered"] == 1
     assert claimed == event_row(db, event.webhook_id).id
     assert [r.headers["webhook-id"] for r in receiver.received] == [event.webhook_id]
+
+
+def test_odd_retry_after_values_are_bounded_not_fatal(db, receiver, settings):
+    receiver.respond(
+        (503, {"Retry-After": "Wed, 21 Oct 2099 07:28:00 -0000"}),
+        (429, {"Retry-After": "99999999999999"}),
+    )
+    alert = make_alert(db, receiver.url)
+    event = add_event(db, alert)
+    assert dispatch_due(db, settings, clock=Clock(T0))["failed_attempts"] == 1
+    first = event_row(db, event.webhook_id)
+    assert first.next_attempt_at == T0 + timedelta(days=1)  # capped, not 2099
+    later = first.next_attempt_at
+    assert dispatch_due(db, settings, clock=Clock(later))["failed_attempts"] == 1
+    assert event_row(db, event.webhook_id).next_attempt_at == later + timedelta(days=1)
+
+
+def test_a_sender_error_is_recorded_as_a_failed_attempt(db, settings):
+    import httpx
+
+    def explode(request):
+        raise RuntimeError("receiver did something odd")
+
+    alert = make_alert(db, "http://127.0.0.1:9/hook")
+    event = add_event(db, alert)
+    counts = dispatch_due(db, settings, clock=Clock(T0), transport=httpx.MockTransport(explode))
+    row = event_row(db, event.webhook_id)
+    assert counts["failed_attempts"] == 1 and row.attempts == 1 and row.status == "pending"
+    assert "receiver did something odd" in row.last_error
+
+
+def test_internationalized_host_names_are_sent_as_idna(db, settings):
+    from shared.alerts.ssrf import Allowlist, check_url
+
+    target = check_url(
+        "https://bücher.example/hook", Allowlist.parse(""), resolver=lambda h, p: ["93.184.216.34"]
+    )
+    assert target.host == "xn--bcher-kva.example"
+    assert target.host_header == "xn--bcher-kva.example"

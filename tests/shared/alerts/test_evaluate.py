@@ -152,3 +152,28 @@ def test_only_alerts_on_the_changed_gpus_are_evaluated(db):
 def test_bad_triggers_are_refused_naming_the_field(trigger, field):
     with pytest.raises(ValidationError, match=field):
         parse_trigger(trigger)
+
+
+def test_an_alert_false_for_its_cooldown_fires_when_the_next_change_makes_it_true(db):
+    make_alert(db, URL, cooldown_s=3600)
+    add(db, price("650"))
+    assert len(step(db)) == 1
+    # The only evaluation while it was false: the daily run, 8 days later.
+    assert step(db, now=T0 + timedelta(days=8)) == []
+    # Hours later a new cheap listing arrives: false for longer than the cool-down.
+    later = T0 + timedelta(days=8, hours=12)
+    add(db, price("600", at=later))
+    assert len(step(db, now=later)) == 1
+
+
+def test_one_broken_rule_does_not_stop_the_others(db):
+    make_alert(db, URL, id="alr_broken")
+    with session_scope(db) as session:
+        broken = session.get(Alert, "alr_broken")
+        assert broken is not None
+        broken.trigger = '{"type": "price_below", "gpu_id": "gone-gpu", "max_price_usd": "1"}'
+        session.add(broken)
+    make_alert(db, URL, id="alr_fine")
+    add(db, price("100"))
+    [event] = step(db, ["rtx-3090"])
+    assert event["alert_id"] == "alr_fine"
