@@ -28,6 +28,7 @@ from services.scraper.errors import FetchError, ParseError, SourceNotConfigured
 from services.scraper.fetch import Fetcher, utc_now
 from services.scraper.registry import SourceKind, SourceSpec, get_source, search_terms
 from services.scraper.settings import ScraperSettings
+from shared.alerts.jobs import evaluate_call
 from shared.db import session_scope
 from shared.events import enqueue_after_commit, recompute_call
 from shared.matching.titles import match_title
@@ -205,6 +206,9 @@ def store_harvest(
     report = RunReport(spec.name, pages=harvest.pages, not_modified=harvest.not_modified)
     if spec.kind is SourceKind.CLOUD:
         _store_cloud(session, spec, harvest, report, dry_run=settings is None)
+        if settings is not None and report.gpu_ids:
+            # New hourly prices change no score, but cloud alerts must see them now.
+            enqueue_after_commit(session, evaluate_call(report.gpu_ids), settings)
         return report
     when = harvest.observed_at
 
@@ -247,6 +251,7 @@ def _store_cloud(
     report.rejected.update(f"{d.stage}.{d.reason}" for d in drops)
     report.cloud_offers = len(offers)
     report.stored = len(offers)
+    report.gpu_ids = sorted({o.gpu_id for o in offers})
     if not dry_run:
         session.add_all(offers)
         session.flush()

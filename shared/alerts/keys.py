@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 
 from sqlmodel import Session, select
 
-from shared.alerts.models import ApiKey
+from shared.alerts.models import Alert, ApiKey
 
 SCOPES = ("read", "write")
 KEY_PREFIX = "gpa"
@@ -70,6 +70,13 @@ def revoke_key(session: Session, key_id: int) -> bool:
         return False
     row.revoked_at = datetime.now(UTC)
     session.add(row)
+    # Nobody can manage a revoked key's alerts any more, so they stop with it.
+    owned = session.exec(select(Alert).where(Alert.owner_key_id == key_id, Alert.enabled == True))  # noqa: E712
+    for alert in owned:
+        alert.enabled = False
+        alert.disabled_reason = "the API key that owns this alert was revoked"
+        alert.updated_at = row.revoked_at
+        session.add(alert)
     session.flush()
     return True
 

@@ -17,10 +17,12 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from sqlmodel import Session, col, select
 
 from shared.catalog.specs import load_catalog
-from shared.models import CloudOffer, PriceObservation, Score
+from shared.models import PriceObservation, Score
 from shared.pricing.market import CONDITION_GROUPS, source_name
 from shared.scoring.tasks import PRECISION_NAMES, TASK_NAMES
+from shared.settings import get_settings
 from shared.sources_model import stale_source_names
+from shared.tco.cloud import cheapest_offer
 
 # Observations older than this do not make a price alert true any more.
 RECENT_DAYS = 7
@@ -221,34 +223,22 @@ def _perf_per_dollar(session: Session, trigger: PerfPerDollarAbove) -> Firing | 
 
 
 def _cloud_below(session: Session, trigger: CloudPriceBelow) -> Firing | None:
-    column = (
-        CloudOffer.on_demand_usd_per_hour
-        if trigger.pricing == "on-demand"
-        else CloudOffer.spot_usd_per_hour
+    """The cheapest offer one can rent today (each provider's newest list, whole GPUs),
+    the same offer /tco uses: an old, since-raised price never makes this true."""
+    offer = cheapest_offer(
+        session, trigger.gpu_id, trigger.pricing, get_settings().market_window_days
     )
-    offers = session.exec(
-        select(CloudOffer).where(CloudOffer.gpu_id == trigger.gpu_id, col(column).is_not(None))
-    ).all()
-    per_gpu = []
-    for offer in offers:
-        hourly = getattr(
-            offer,
-            "on_demand_usd_per_hour" if trigger.pricing == "on-demand" else "spot_usd_per_hour",
-        )
-        if hourly and offer.gpu_count > 0:
-            per_gpu.append((hourly / Decimal(str(offer.gpu_count)), offer))
-    hits = [(price, offer) for price, offer in per_gpu if price < trigger.max_usd_per_hour]
-    if not hits:
+    if offer is None or offer.usd_per_gpu_hour >= trigger.max_usd_per_hour:
         return None
-    price, offer = min(hits, key=lambda pair: (pair[0], pair[1].id or 0))
     data = {
         "gpu_id": offer.gpu_id,
         "provider": offer.provider,
         "instance_type": offer.instance_type,
         "region": offer.region,
         "pricing": trigger.pricing,
-        "usd_per_gpu_hour": str(price.quantize(Decimal("0.0001"))),
+        "usd_per_gpu_hour": str(offer.usd_per_gpu_hour.quantize(Decimal("0.0001"))),
         "source": offer.source,
         "observed_at": offer.observed_at.isoformat(),
     }
-    return Firing(f"cloud:{offer.id}:{trigger.pricing}", data)
+    key = f"cloud:{offer.provider}:{offer.instance_type}:{offer.region}:{offer.observed_at}"
+    return Firing(f"{key}:{trigger.pricing}", data)

@@ -39,7 +39,7 @@ def list_gpus(
     datacenter: Annotated[bool, Query(description="only cards allowed in datacenters")] = False,
     q: Annotated[str | None, Query(max_length=64, description="text in name or id")] = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 50,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
 ) -> GpuPage:
     found = [
         g for g in load_catalog().gpus if _matches(g, vendor, segment, min_memory_gb, datacenter, q)

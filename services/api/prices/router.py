@@ -9,12 +9,23 @@ from fastapi import APIRouter, Query
 
 from services.api.auth import WriteKey
 from services.api.deps import SessionDep, SettingsDep, catalog_gpu
+from services.api.errors import InvalidParameter
 from services.api.prices import service
 from services.api.prices.schemas import ConditionFilter, PriceCreated, PriceHistory, PriceIn
 from shared.catalog.aliases import resolve_alias
 from shared.pricing.intake import PriceInput, record_price
 
 router = APIRouter(tags=["prices"])
+# Past any history we keep; larger values are typos (and overflow SQLite's integers).
+MAX_OFFSET = 1_000_000
+
+
+def _utc(since: datetime) -> datetime:
+    """`since` in UTC (no offset means UTC); a moment UTC cannot hold is a 422."""
+    try:
+        return since.replace(tzinfo=UTC) if since.tzinfo is None else since.astimezone(UTC)
+    except OverflowError:
+        raise InvalidParameter("since", "outside the dates UTC can represent") from None
 
 
 @router.get("/gpus/{gpu_id}/prices", response_model=PriceHistory)
@@ -31,11 +42,11 @@ def get_prices(
     ] = None,
     since: Annotated[datetime | None, Query(description="ISO 8601; UTC when no offset")] = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 100,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
 ) -> PriceHistory:
     resolved = catalog_gpu(gpu_id).id
-    if since is not None and since.tzinfo is None:
-        since = since.replace(tzinfo=UTC)
+    if since is not None:
+        since = _utc(since)
     return service.history(
         session,
         resolved,

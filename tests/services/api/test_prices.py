@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import pytest
 from fastapi.testclient import TestClient
 
 from tests.services.api.prices_data import history_client  # noqa: F401  (fixture)
@@ -67,3 +68,21 @@ def test_errors_name_the_field_and_valid_values(history_client: TestClient) -> N
         response = history_client.get(URL, params=params)
         assert response.status_code == 422
         assert response.json()["message"].startswith(next(iter(params)))
+
+
+@pytest.mark.parametrize(
+    ("params", "field"),
+    [
+        ({"since": "9999-12-31T23:59:59-23:59"}, "since"),
+        ({"since": "0001-01-01T00:00:00+01:00"}, "since"),
+        ({"offset": "9223372036854775808"}, "offset"),
+    ],
+)
+def test_extreme_query_values_are_422_not_500(
+    history_client: TestClient,  # noqa: F811
+    params: dict[str, str],
+    field: str,
+) -> None:
+    response = history_client.get("/gpus/rtx-3090/prices", params=params)
+    assert response.status_code == 422
+    assert response.json()["message"].startswith(f"{field}:")

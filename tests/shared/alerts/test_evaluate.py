@@ -177,3 +177,37 @@ def test_one_broken_rule_does_not_stop_the_others(db):
     add(db, price("100"))
     [event] = step(db, ["rtx-3090"])
     assert event["alert_id"] == "alr_fine"
+
+
+def test_cloud_price_below_ignores_prices_a_newer_list_has_replaced(db):
+    trigger = {"type": "cloud_price_below", "gpu_id": "h100-sxm5", "max_usd_per_hour": "2.00"}
+    make_alert(db, URL, trigger)
+    offer: dict[str, Any] = {
+        "provider": "aws",
+        "instance_type": "p5.48xlarge",
+        "gpu_id": "h100-sxm5",
+        "gpu_count": 8,
+        "region": "us-east-1",
+        "kind": "scraped",
+        "source": "test",
+    }
+    add(db, CloudOffer(on_demand_usd_per_hour=Decimal("15.20"), observed_at=T0, **offer))
+    add(
+        db,
+        CloudOffer(
+            on_demand_usd_per_hour=Decimal("40.00"), observed_at=T0 + timedelta(days=30), **offer
+        ),
+    )
+    assert step(db, ["h100-sxm5"]) == []  # $1.90 was last month's list; today it is $5.00
+
+
+def test_revoking_a_key_stops_its_alerts(db):
+    from shared.alerts.keys import revoke_key
+
+    alert = make_alert(db, URL)
+    with session_scope(db) as session:
+        assert revoke_key(session, alert.owner_key_id)
+    add(db, price("100"))
+    assert step(db, ["rtx-3090"]) == []
+    state = alert_state(db)
+    assert not state.enabled and "revoked" in state.disabled_reason
