@@ -24,7 +24,7 @@ from datetime import UTC, datetime, timedelta
 
 import httpx
 from sqlalchemy.engine import Engine
-from sqlmodel import Session, col, select
+from sqlmodel import Session, col, func, select
 from standardwebhooks.webhooks import Webhook
 
 from shared.alerts.models import Alert, AlertEvent, DeliveryAttempt
@@ -201,6 +201,12 @@ def record(
     if event is None:
         return
     alert = session.get(Alert, event.alert_id)
+    previous = session.exec(
+        select(func.max(DeliveryAttempt.attempted_at)).where(
+            DeliveryAttempt.alert_id == event.alert_id,
+            DeliveryAttempt.test == False,  # noqa: E712
+        )
+    ).one()
     event.attempts += 1
     event.last_status_code = outcome.status_code
     event.last_error = outcome.error
@@ -219,7 +225,7 @@ def record(
         if alert is not None:
             alert.failing_since = None
     else:
-        _after_failure(event, alert, outcome, settings, now)
+        _after_failure(event, alert, outcome, settings, now, previous)
     session.add(event)
     if alert is not None:
         session.add(alert)
@@ -227,10 +233,15 @@ def record(
 
 
 def _after_failure(
-    event: AlertEvent, alert: Alert | None, outcome: Outcome, settings: Settings, now: datetime
+    event: AlertEvent,
+    alert: Alert | None,
+    outcome: Outcome,
+    settings: Settings,
+    now: datetime,
+    previous_attempt: datetime | None,
 ) -> None:
     if alert is not None:
-        alert.failing_since = alert.failing_since or now
+        alert.failing_since = _failing_since(alert, settings, now, previous_attempt)
         if outcome.status_code == 410:
             _disable(alert, "the endpoint answered 410 Gone", now)
         elif now - alert.failing_since >= timedelta(days=settings.webhook_disable_after_days):
@@ -247,6 +258,20 @@ def _after_failure(
     if outcome.status_code in (429, 503) and outcome.retry_after_s is not None:
         wait = max(wait, outcome.retry_after_s)
     event.next_attempt_at = now + timedelta(seconds=wait)
+
+
+def _failing_since(
+    alert: Alert, settings: Settings, now: datetime, previous_attempt: datetime | None
+) -> datetime:
+    """Start of the current streak of failures. A streak is broken by a success or by a
+    silence longer than any retry wait: an old failure followed by quiet days is no
+    evidence that the endpoint kept failing."""
+    if alert.failing_since is None or previous_attempt is None:
+        return now
+    longest_gap = max(settings.retry_schedule(), default=0.0) + settings.webhook_lease_s
+    if (now - previous_attempt).total_seconds() > longest_gap:
+        return now
+    return alert.failing_since
 
 
 def _disable(alert: Alert, reason: str, now: datetime) -> None:

@@ -167,9 +167,19 @@ def _price_below(session: Session, trigger: PriceBelow, now: datetime) -> Firing
 
 
 def _price_drop(session: Session, trigger: PriceDropPct, now: datetime) -> Firing | None:
+    # New and used prices are different markets: a used card at the usual used price is
+    # no drop from the new price, so "any" means a drop in either market.
+    groups = ("new", "used") if trigger.condition == "any" else (trigger.condition,)
+    firings = [f for g in groups if (f := _price_drop_in(session, trigger, g, now))]
+    return max(firings, key=lambda f: f.data["drop_pct"], default=None)
+
+
+def _price_drop_in(
+    session: Session, trigger: PriceDropPct, condition: str, now: datetime
+) -> Firing | None:
     since = now - timedelta(days=DROP_BASELINE_DAYS + RECENT_DAYS)
     history = sorted(
-        _usable_prices(session, trigger.gpu_id, trigger.condition, since),
+        _usable_prices(session, trigger.gpu_id, condition, since),
         key=lambda o: (o.observed_at, o.id or 0),
     )
     if len(history) < 2:

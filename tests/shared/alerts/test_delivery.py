@@ -140,13 +140,26 @@ def test_an_endpoint_failing_for_days_is_disabled_with_the_reason(db, receiver, 
     receiver.respond((500, {}))
     alert = make_alert(db, receiver.url)
     clock = Clock(T0)
-    for day in range(7):
-        add_event(db, alert, key=f"day-{day}", when=clock.now)
+    # A new event each day, and the sweeps that retry them every few hours.
+    for hour in range(0, 7 * 24, 4):
+        if hour % 24 == 0:
+            add_event(db, alert, key=f"day-{hour // 24}", when=clock.now)
         dispatch_due(db, settings, clock=clock)
-        clock.now += timedelta(days=1)
+        clock.now = T0 + timedelta(hours=hour + 4)
     row = alert_row(db, alert.id)
     assert not row.enabled and "5 days" in row.disabled_reason
     assert row.failing_since == T0
+
+
+def test_one_failure_after_a_quiet_week_does_not_disable_the_endpoint(db, receiver, settings):
+    receiver.respond((500, {}))
+    alert = make_alert(db, receiver.url)
+    add_event(db, alert)
+    dispatch_due(db, settings, clock=Clock(T0))  # fails; no sweep runs for ten days
+    later = T0 + timedelta(days=10)
+    dispatch_due(db, settings, clock=Clock(later))  # the retry fails once more
+    row = alert_row(db, alert.id)
+    assert row.enabled and row.failing_since == later
 
 
 def test_a_claim_that_was_never_recorded_is_resent_with_the_same_id(db, receiver, settings):

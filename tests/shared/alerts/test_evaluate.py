@@ -211,3 +211,21 @@ def test_revoking_a_key_stops_its_alerts(db):
     assert step(db, ["rtx-3090"]) == []
     state = alert_state(db)
     assert not state.enabled and "revoked" in state.disabled_reason
+
+
+def test_price_drop_for_any_condition_compares_each_market_with_itself(db):
+    trigger = {"type": "price_drop_pct", "gpu_id": "rtx-3090", "condition": "any", "pct": 20}
+    make_alert(db, URL, trigger)
+    steady = [
+        make_observation(
+            gpu_id="rtx-3090", condition=c, usd=usd, observed_at=T0 - timedelta(days=d)
+        )
+        for d in (10, 8, 6)
+        for c, usd in (("new", "1500"), ("used", "800"))
+    ]
+    add(db, *steady)
+    add(db, price("800"))  # the usual used price: no drop from anything but the new price
+    assert step(db) == []
+    add(db, price("600", at=T0 + timedelta(hours=1)))  # 25 % below the used median
+    [event] = step(db, now=T0 + timedelta(hours=1))
+    assert event["data"]["median_usd"] == "800.00"
