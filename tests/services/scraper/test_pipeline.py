@@ -198,3 +198,37 @@ def test_validate_cloud_merges_the_spot_and_on_demand_rows_of_one_offer() -> Non
     result = validate_cloud([on_demand, spot, other_spot])
     assert result.kept[0].spot_usd_per_hour == Decimal("0.9")  # the first price stands
     assert [d.reason for d in result.dropped] == ["duplicate"]
+
+
+def test_one_listing_seen_in_many_runs_is_one_price_for_the_quarantine_median(session) -> None:
+    from datetime import timedelta
+
+    from services.scraper.store import recent_medians
+    from shared.seed import seed_catalog
+    from tests.factories import make_observation
+    from tests.services.scraper.support import make_settings
+
+    now = datetime(2026, 11, 20, tzinfo=UTC)
+    settings = make_settings(quarantine_min_n=3)
+    key = ("rtx-3060-12gb", "used")
+    seed_catalog(session)
+
+    def listing(listing_id: str, usd: str, days_ago: int = 0) -> None:
+        session.add(
+            make_observation(
+                gpu_id=key[0],
+                usd=usd,
+                source="ebay",
+                listing_id=listing_id,
+                observed_at=now - timedelta(days=days_ago),
+            )
+        )
+
+    for days_ago in range(3):  # one mispriced listing, stored by three runs
+        listing("X", "2400", days_ago=days_ago)
+    session.flush()
+    assert recent_medians(session, {key}, now, settings) == {}  # one listing, not three
+    listing("real-0", "250")
+    listing("real-1", "250")
+    session.flush()
+    assert recent_medians(session, {key}, now, settings) == {key: Decimal("250")}
