@@ -36,4 +36,13 @@ def add(
         hint = f"; valid values: {', '.join(exc.valid)}" if exc.valid else ""
         typer.echo(f"error: {exc}{hint}", err=True)
         raise typer.Exit(2) from None
-    typer.echo(json.dumps({"id": observation.id, "gpu_id": gpu, "usd": str(observation.price_usd)}))
+    typer.echo(
+        json.dumps(
+            {
+                "id": observation.id,
+                "gpu_id": gpu,
+                "usd": str(observation.price_usd),
+                "quarantined": observation.quarantined,
+            }
+        )
+    )

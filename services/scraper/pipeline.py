@@ -16,6 +16,7 @@ from typing import Generic, Protocol, TypeVar
 
 from services.scraper.listing import CloudListing, Condition, RawListing
 from services.scraper.settings import ScraperSettings
+from shared.pricing.quarantine import MARKET_GROUPS, quarantine_reason
 
 T = TypeVar("T")
 
@@ -30,9 +31,6 @@ STORED_CONDITIONS = {
     Condition.REFURBISHED: "refurbished",
     Condition.OPEN_BOX: "used",
 }
-# Stored condition -> the market group its recent median is taken over.
-MARKET_GROUPS = {"new": "new", "used": "used", "refurbished": "used"}
-
 # (gpu id, market group) -> recent median unit price in USD.
 MedianKey = tuple[str, str]
 
@@ -256,13 +254,8 @@ def _out_of_bounds(unit_usd: Decimal, bounds: PriceBounds) -> str | None:
 
 
 def _quarantine(item: PricedListing, median: Decimal | None, factor: Decimal) -> Quarantined | None:
-    if median is None or median <= 0:
-        return None
-    if item.unit_price_usd > median * factor:
-        return Quarantined(item, "above_median_factor", median)
-    if item.unit_price_usd < median / factor:
-        return Quarantined(item, "below_median_factor", median)
-    return None
+    reason = quarantine_reason(item.unit_price_usd, median, factor)
+    return None if reason is None or median is None else Quarantined(item, reason, median)
 
 
 def dedupe(items: Iterable[PricedListing]) -> StageResult[PricedListing]:

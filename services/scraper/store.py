@@ -7,19 +7,15 @@ runner commits once per source run.
 
 from __future__ import annotations
 
-import statistics
-from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from datetime import UTC, datetime, time, timedelta
+from datetime import UTC, datetime, time
 from decimal import Decimal
 
-from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
 from services.scraper.cloud_match import cloud_gpu_id
 from services.scraper.listing import CloudListing, ListingType
 from services.scraper.pipeline import (
-    MARKET_GROUPS,
     Drop,
     MedianKey,
     PricedListing,
@@ -27,6 +23,7 @@ from services.scraper.pipeline import (
 )
 from services.scraper.settings import ScraperSettings
 from shared.models import CloudOffer, PriceObservation
+from shared.pricing import quarantine
 from shared.pricing.market import SOLD_SUFFIX
 
 SCRAPED = "scraped"
@@ -39,45 +36,10 @@ ObservationKey = tuple[str, str | None, datetime]
 def recent_medians(
     session: Session, keys: set[MedianKey], now: datetime, settings: ScraperSettings
 ) -> dict[MedianKey, Decimal]:
-    """Median unit price per (GPU, market group) over the quarantine window, each listing
-    counted once at its latest price: an asking listing stored on every run must not
-    become "the market" by repetition."""
-    if not keys:
-        return {}
-    since = now - timedelta(days=settings.quarantine_window_days)
-    gpu_ids = sorted({gpu_id for gpu_id, _ in keys})
-    # SQLAlchemy's select: sqlmodel's typed overloads stop at four columns.
-    query = sa_select(
-        col(PriceObservation.gpu_id),
-        col(PriceObservation.condition),
-        col(PriceObservation.price_usd),
-        col(PriceObservation.source),
-        col(PriceObservation.listing_id),
-        col(PriceObservation.observed_at),
-    ).where(
-        col(PriceObservation.gpu_id).in_(gpu_ids),
-        col(PriceObservation.quarantined).is_(False),
-        # A launch MSRP is years old by construction; it says nothing about today's market.
-        col(PriceObservation.kind) != "msrp",
-        col(PriceObservation.observed_at) >= since,
+    """The quarantine medians (shared/pricing/quarantine.py) with this scraper's settings."""
+    return quarantine.recent_medians(
+        session, keys, now, settings.quarantine_window_days, settings.quarantine_min_n
     )
-    latest: dict[tuple[MedianKey, str, str | None], tuple[datetime, Decimal]] = {}
-    for gpu_id, condition, usd, source, listing_id, at in session.execute(query):
-        key = (gpu_id, MARKET_GROUPS.get(condition, condition))
-        if key not in keys:
-            continue
-        # Rows without a listing id are each their own listing.
-        listing = (key, source, listing_id or f"row:{len(latest)}")
-        if listing not in latest or at > latest[listing][0]:
-            latest[listing] = (at, usd)
-    prices: dict[MedianKey, list[Decimal]] = defaultdict(list)
-    for (key, _source, _listing), (_at, usd) in latest.items():
-        prices[key].append(usd)
-    return {
-        key: Decimal(statistics.median(values))
-        for key, values in prices.items()
-        if len(values) >= settings.quarantine_min_n
-    }
 
 
 def observed_at(item: PricedListing, run_at: datetime) -> datetime:

@@ -13,6 +13,7 @@ from shared.catalog.specs import load_catalog
 from shared.errors import InputError
 from shared.events import enqueue_after_commit, recompute_call
 from shared.models import PriceObservation
+from shared.pricing.quarantine import MARKET_GROUPS, quarantine_reason, recent_medians
 
 CONDITIONS = ("new", "used", "refurbished")
 # Above any GPU's price; larger is a typo (an extra zero), not a market price.
@@ -51,9 +52,16 @@ def validate(price: PriceInput) -> None:
 
 
 def record_price(session: Session, price: PriceInput, kind: str = "manual") -> PriceObservation:
-    """Store one validated observation; scores follow after the caller commits."""
+    """Store one validated observation; scores follow after the caller commits.
+
+    A price far from the recent market (3x the 30-day median either way, as for scraped
+    prices) is stored quarantined: kept and visible, never the market price.
+    """
     validate(price)
-    usd = price.usd.quantize(Decimal("0.01"))
+    usd = price.usd.quantize(CENT)
+    now = datetime.now(UTC)
+    key = (price.gpu_id, MARKET_GROUPS[price.condition])
+    median = recent_medians(session, {key}, now).get(key)
     observation = PriceObservation(
         gpu_id=price.gpu_id,
         condition=price.condition,
@@ -66,7 +74,8 @@ def record_price(session: Session, price: PriceInput, kind: str = "manual") -> P
         listing_id=f"{kind}:{uuid.uuid4().hex}",
         title=price.title,
         quantity=price.quantity,
-        observed_at=datetime.now(UTC),
+        observed_at=now,
+        quarantined=quarantine_reason(usd, median) is not None,
     )
     session.add(observation)
     session.flush()

@@ -77,4 +77,5 @@ def post_price(body: PriceIn, key: WriteKey, session: SessionDep) -> PriceCreate
         kind=observation.kind,
         source=observation.source,
         observed_at=observation.observed_at,
+        quarantined=observation.quarantined,
     )

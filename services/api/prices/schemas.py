@@ -88,3 +88,6 @@ class PriceCreated(BaseModel):
     kind: str
     source: str
     observed_at: datetime
+    quarantined: bool = Field(
+        description="stored but held out of market prices: beyond 3x the 30-day median"
+    )

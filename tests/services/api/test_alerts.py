@@ -291,3 +291,20 @@ def test_a_price_that_rounds_to_zero_cents_is_refused(make_client, alerts_db):
     body = {"gpu_id": "rtx-4090", "usd": "0.004", "condition": "used", "source": "typo"}
     response = client.post("/prices", json=body, headers=headers)
     assert response.status_code == 422 and response.json()["message"].startswith("usd:")
+
+
+def test_a_manual_price_far_from_the_market_is_kept_but_quarantined(make_client, alerts_db):
+    client = make_client()
+    _, headers = new_key(alerts_db)
+    base = {"gpu_id": "rtx-a5000", "condition": "used"}
+    for n, usd in enumerate(("1000", "1020", "980")):
+        posted = client.post(
+            "/prices", json={**base, "usd": usd, "source": f"vendor-{n}"}, headers=headers
+        )
+        assert posted.json()["quarantined"] is False
+    typo = client.post("/prices", json={**base, "usd": "10000", "source": "typo"}, headers=headers)
+    assert typo.status_code == 201 and typo.json()["quarantined"] is True
+    market = client.get("/gpus/rtx-a5000").json()["market_prices"]["used"]
+    assert market["usd"] == "1000.00"  # the typo did not become the market price
+    history = client.get("/gpus/rtx-a5000/prices", params={"source": "typo"}).json()
+    assert [p["quarantined"] for p in history["items"]] == [True]
