@@ -7,6 +7,7 @@ to tell which market prices come from a source that stopped answering.
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timedelta
 
 from sqlalchemy import Column
@@ -102,6 +103,19 @@ def stale_source_names(session: Session) -> frozenset[str]:
 
 
 def last_successes(session: Session) -> dict[str, datetime]:
-    """Each source's last successful run: listings it no longer shows vanished before it."""
-    query = select(SourceStatus.name, SourceStatus.last_success_at)
-    return {name: when for name, when in session.exec(query) if when is not None}
+    """Each source's last successful run that saw every page of its searches: listings it
+    no longer shows vanished before it. A run stopped at its page cap is left out, since
+    listings past the cap were not looked for."""
+    query = select(SourceStatus.name, SourceStatus.last_success_at, SourceStatus.last_summary)
+    return {
+        name: when
+        for name, when, summary in session.exec(query)
+        if when is not None and not _capped(summary)
+    }
+
+
+def _capped(summary: str | None) -> bool:
+    try:
+        return bool(json.loads(summary or "{}").get("capped", False))
+    except (ValueError, AttributeError):
+        return False

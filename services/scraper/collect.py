@@ -49,6 +49,9 @@ class Harvest:
     cloud: list[CloudListing] = field(default_factory=list)
     pages: int = 0
     not_modified: int = 0
+    # A search stopped at max_pages with more pages left: listings it did not see may
+    # still be listed, so their absence says nothing about a sale.
+    capped: bool = False
 
 
 @dataclass(frozen=True)
@@ -114,6 +117,7 @@ async def _paged_search(
         crawl.harvest.listings.extend(found)
         if not _is_full(len(found), page_size):
             return
+    crawl.harvest.capped = True
 
 
 async def collect_ebay(crawl: Crawl, terms: list[str]) -> None:
@@ -144,6 +148,8 @@ async def collect_ebay_browse(crawl: Crawl, terms: list[str]) -> None:
             crawl.harvest.listings.extend(ebay_browse.parse(result.body, url))
             link = ebay_browse.next_page_url(result.body, url)
             url = _next_link(crawl, link, settings.ebay_api_base_url)
+        if url is not None:
+            crawl.harvest.capped = True
 
 
 async def collect_newegg(crawl: Crawl, terms: list[str]) -> None:

@@ -55,6 +55,7 @@ class RunReport:
     status: str = OK
     pages: int = 0
     not_modified: int = 0
+    capped: bool = False
     listings: int = 0
     matched: int = 0
     stored: int = 0
@@ -72,6 +73,7 @@ class RunReport:
             "status": self.status,
             "pages": self.pages,
             "not_modified": self.not_modified,
+            "capped": self.capped,
             "listings": self.listings,
             "matched": self.matched,
             "stored": self.stored,
@@ -203,7 +205,9 @@ def store_harvest(
     settings: Settings | None,
 ) -> RunReport:
     """Pipeline + persist; `settings` None means a dry run (nothing added, no events)."""
-    report = RunReport(spec.name, pages=harvest.pages, not_modified=harvest.not_modified)
+    report = RunReport(
+        spec.name, pages=harvest.pages, not_modified=harvest.not_modified, capped=harvest.capped
+    )
     if spec.kind is SourceKind.CLOUD:
         _store_cloud(session, spec, harvest, report, dry_run=settings is None)
         if settings is not None and report.gpu_ids:

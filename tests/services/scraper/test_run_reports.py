@@ -1,4 +1,4 @@
-"""A cloud scrape asks for an alert evaluation of the GPUs it priced, after its commit."""
+"""What a source run reports for what follows it: alert evaluations, page caps."""
 
 from __future__ import annotations
 
@@ -17,3 +17,14 @@ def test_a_cloud_scrape_enqueues_alert_evaluation_for_its_gpus(scrape_env: Scrap
     [call] = calls
     assert call.name == "alerts.evaluate" and call.queue == "alerts"
     assert call.args == (report.gpu_ids,) and report.gpu_ids
+
+
+def test_a_search_stopped_at_max_pages_is_reported_as_capped(scrape_env: ScrapeEnv, monkeypatch):
+    from services.scraper.sources import ebay
+
+    [full] = scrape_env.run(["ebay"], max_pages=1)
+    assert not full.capped  # the sample page is shorter than eBay's page: the search ended
+    monkeypatch.setattr(ebay, "RESULTS_PER_PAGE", 5)  # now the same page counts as full
+    scrape_env.later(hours=1)
+    [capped] = scrape_env.run(["ebay"], max_pages=1)
+    assert capped.capped and '"capped":true' in capped.summary_json()
