@@ -15,6 +15,7 @@ Retry-After. An endpoint failing for
 
 from __future__ import annotations
 
+import asyncio
 import email.utils
 import json
 import time
@@ -89,29 +90,22 @@ def post(
     headers: dict[str, str],
     payload: str,
     settings: Settings,
-    transport: httpx.BaseTransport | None = None,
+    transport: httpx.AsyncBaseTransport | None = None,
 ) -> Outcome:
-    """POST to the checked address (not a fresh DNS answer), never following redirects."""
-    extensions = {"sni_hostname": target.host} if target.scheme == "https" else {}
+    """POST to the checked address (not a fresh DNS answer), never following redirects.
+
+    The whole attempt, headers included, must finish within `webhook_timeout_s`: httpx's
+    timeouts bound each read, so a receiver trickling bytes could otherwise hold a sender.
+    """
     started = time.perf_counter()
     try:
-        with (
-            httpx.Client(transport=transport, timeout=settings.webhook_timeout_s) as client,
-            # Streamed and never read: only the status and headers matter, so a receiver
-            # cannot hold the sender with a slow or endless body.
-            client.stream(
-                "POST",
-                target.pinned_url,
-                content=payload.encode(),
-                headers={**headers, "host": target.host_header},
-                extensions=extensions,
-                follow_redirects=False,
-            ) as response,
-        ):
-            status, response_headers = response.status_code, response.headers
-    except httpx.HTTPError as exc:
+        status, response_headers = asyncio.run(
+            _post(target, headers, payload, settings.webhook_timeout_s, transport)
+        )
+    except (httpx.HTTPError, TimeoutError) as exc:
         elapsed = int((time.perf_counter() - started) * 1000)
-        return Outcome(None, elapsed, f"{type(exc).__name__}: {exc}"[:1000])
+        reason = str(exc) or f"no answer within {settings.webhook_timeout_s:g} s"
+        return Outcome(None, elapsed, f"{type(exc).__name__}: {reason}"[:1000])
     elapsed = int((time.perf_counter() - started) * 1000)
     error = None
     if 300 <= status < 400:  # any 3xx: a webhook endpoint must answer where it is asked
@@ -120,6 +114,31 @@ def post(
     elif not 200 <= status < 300:
         error = f"HTTP {status}"
     return Outcome(status, elapsed, error, _retry_after(response_headers, utc_now()))
+
+
+async def _post(
+    target: Target,
+    headers: dict[str, str],
+    payload: str,
+    timeout_s: float,
+    transport: httpx.AsyncBaseTransport | None,
+) -> tuple[int, httpx.Headers]:
+    extensions = {"sni_hostname": target.host} if target.scheme == "https" else {}
+    async with (
+        asyncio.timeout(timeout_s),
+        httpx.AsyncClient(transport=transport, timeout=timeout_s) as client,
+        # Streamed and never read: only the status and headers matter, so a receiver
+        # cannot hold the sender with a slow or endless body either.
+        client.stream(
+            "POST",
+            target.pinned_url,
+            content=payload.encode(),
+            headers={**headers, "host": target.host_header},
+            extensions=extensions,
+            follow_redirects=False,
+        ) as response,
+    ):
+        return response.status_code, response.headers
 
 
 def claim_due(
@@ -149,7 +168,7 @@ def attempt(
     *,
     clock: Clock = utc_now,
     resolver: Resolver = system_resolver,
-    transport: httpx.BaseTransport | None = None,
+    transport: httpx.AsyncBaseTransport | None = None,
     after_post: Callable[[], None] | None = None,
 ) -> Outcome | None:
     """One delivery attempt of a claimed event; None when there was nothing to send."""
@@ -182,7 +201,7 @@ def send(
     settings: Settings,
     when: datetime,
     resolver: Resolver = system_resolver,
-    transport: httpx.BaseTransport | None = None,
+    transport: httpx.AsyncBaseTransport | None = None,
 ) -> Outcome:
     try:
         target = check_url(url, Allowlist.parse(settings.webhook_allowlist), resolver)
@@ -286,7 +305,7 @@ def dispatch_due(
     *,
     clock: Clock = utc_now,
     resolver: Resolver = system_resolver,
-    transport: httpx.BaseTransport | None = None,
+    transport: httpx.AsyncBaseTransport | None = None,
     after_post: Callable[[], None] | None = None,
     limit: int = 100,
 ) -> dict[str, int]:

@@ -211,3 +211,38 @@ def test_internationalized_host_names_are_sent_as_idna(db, settings):
     )
     assert target.host == "xn--bcher-kva.example"
     assert target.host_header == "xn--bcher-kva.example"
+
+
+def test_a_receiver_trickling_its_answer_cannot_hold_the_sender(db, settings):
+    import socket
+    import threading
+    import time as clock
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    stop = threading.Event()
+
+    def trickle() -> None:
+        conn, _ = server.accept()
+        conn.recv(65536)
+        for byte in b"HTTP/1.1 200 OK\r\nX-Slow: " + b"a" * 1000:
+            if stop.is_set():
+                break
+            conn.send(bytes([byte]))
+            clock.sleep(0.05)  # always within httpx's per-read timeout
+        conn.close()
+
+    threading.Thread(target=trickle, daemon=True).start()
+    port = server.getsockname()[1]
+    alert = make_alert(db, f"http://127.0.0.1:{port}/hook")
+    event = add_event(db, alert)
+    quick = settings.model_copy(update={"webhook_timeout_s": 1.0})
+    try:
+        dispatch_due(db, quick, clock=Clock(T0))
+    finally:
+        stop.set()
+        server.close()
+    row = event_row(db, event.webhook_id)
+    assert row.attempts == 1 and row.status == "pending"
+    assert row.last_error.startswith("TimeoutError")
