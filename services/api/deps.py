@@ -11,6 +11,7 @@ from sqlmodel import Session
 
 from shared.catalog.aliases import resolve_alias
 from shared.catalog.specs import GpuSpec, load_catalog
+from shared.db import session_scope
 from shared.settings import Settings
 
 
@@ -28,13 +29,8 @@ async def get_app_settings(request: Request) -> Settings:
 
 def get_session(engine: Annotated[Engine, Depends(get_engine)]) -> Iterator[Session]:
     # Commit once, at the boundary: services only flush.
-    with Session(engine, expire_on_commit=False) as session:
-        try:
-            yield session
-            session.commit()
-        except BaseException:
-            session.rollback()
-            raise
+    with session_scope(engine) as session:
+        yield session
 
 
 # scope="function": the commit runs before the response is sent, so a 201 means stored

@@ -5,7 +5,9 @@ from __future__ import annotations
 from datetime import date, datetime
 from decimal import Decimal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
+
+from services.api.prices.schemas import MarketOut
 
 
 class GpuSummary(BaseModel):
@@ -31,36 +33,6 @@ class GpuPage(BaseModel):
     items: list[GpuSummary]
 
 
-class SourcePriceOut(BaseModel):
-    source: str
-    usd: Decimal
-    n: int
-    low_usd: Decimal
-    high_usd: Decimal
-    observed_at: datetime
-    stale: bool
-
-
-class PriceSummary(BaseModel):
-    usd: Decimal
-    condition: str
-    kind: str
-    source: str
-    observed_at: datetime
-    n: int
-    low_usd: Decimal
-    high_usd: Decimal
-    method: str
-    basis: str = Field(description="sold or asking for scraped prices, else the kind")
-    sold_n: int
-    probable_sales: int
-    outliers_removed: int
-    iqr_usd: Decimal
-    oldest_at: datetime | None
-    stale: bool
-    by_source: list[SourcePriceOut]
-
-
 class CloudPrice(BaseModel):
     provider: str
     instance_type: str
@@ -77,6 +49,6 @@ class GpuDetail(BaseModel):
     name: str
     specs: dict[str, str | int | float | bool | date | None]
     provenance: dict[str, str]
-    market_prices: dict[str, PriceSummary | None]
-    latest_by_kind: dict[str, PriceSummary]
+    market_prices: dict[str, MarketOut | None]
+    latest_by_kind: dict[str, MarketOut]
     cloud: list[CloudPrice]

@@ -116,7 +116,7 @@ def market(
     stale = stale_source_names(session)
     runs = last_successes(session)
     return {
-        condition: _market_out(
+        condition: market_out(
             market_price(observations, condition, window_days, stale_sources=stale, last_runs=runs),
             now,
         )
@@ -124,7 +124,8 @@ def market(
     }
 
 
-def _market_out(price: MarketPrice | None, now: datetime) -> MarketOut | None:
+def market_out(price: MarketPrice | None, now: datetime) -> MarketOut | None:
+    """The API shape of a market price, with its age at `now`."""
     if price is None:
         return None
     return MarketOut(
