@@ -5,14 +5,35 @@ from __future__ import annotations
 from collections.abc import Callable
 from urllib.parse import urljoin
 
+from bs4 import BeautifulSoup
+
 from services.scraper.listing import Condition, ListingType, RawListing, condition_from_text
-from services.scraper.sources._common import JsonObject, offer_fields
+from services.scraper.sources._common import (
+    JsonObject,
+    json_ld_nodes,
+    json_ld_products,
+    offer_fields,
+)
 
 
 def retail_condition(title: str) -> Condition:
     """Retailers sell new unless the title says refurbished / open box / used."""
     condition = condition_from_text(title)
     return Condition.NEW if condition is Condition.UNKNOWN else condition
+
+
+def listings_from_json_ld(
+    soup: BeautifulSoup,
+    source: str,
+    page_url: str,
+    id_from_url: Callable[[str], str | None],
+) -> list[RawListing] | None:
+    """The page's JSON-LD products as listings; None when it has none (use the markup)."""
+    products = json_ld_products(json_ld_nodes(soup))
+    if not products:
+        return None
+    found = (listing_from_product(source, p, page_url, id_from_url) for p in products)
+    return [listing for listing in found if listing is not None]
 
 
 def listing_from_product(

@@ -21,12 +21,10 @@ from services.scraper.listing import ListingType, RawListing, price_fields
 from services.scraper.money import parse_shipping
 from services.scraper.sources._common import (
     href_of,
-    json_ld_nodes,
-    json_ld_products,
     soup_of,
     text_of,
 )
-from services.scraper.sources._retail import listing_from_product, retail_condition
+from services.scraper.sources._retail import listings_from_json_ld, retail_condition
 
 SOURCE = "bhphoto"
 
@@ -50,11 +48,8 @@ def item_id(url: str) -> str | None:
 
 def parse(body: str | bytes, url: str) -> list[RawListing]:
     soup = soup_of(body)
-    products = json_ld_products(json_ld_nodes(soup))
-    if products:
-        found = (listing_from_product(SOURCE, p, url, item_id) for p in products)
-        return [listing for listing in found if listing is not None]
-    return _parse_cards(soup, url)
+    structured = listings_from_json_ld(soup, SOURCE, url, item_id)
+    return structured if structured is not None else _parse_cards(soup, url)
 
 
 def _parse_cards(soup: BeautifulSoup, url: str) -> list[RawListing]:
