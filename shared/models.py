@@ -88,6 +88,8 @@ class PriceObservation(SQLModel, table=True):
     quantity: int = 1
     observed_at: datetime = Field(sa_column=_tz())
     quarantined: bool = False
+    # What the price measures (shared/pricing/measures.py): a sale, an ask, a list price...
+    measure: str = Field(default="ask", max_length=24)
 
 
 class CloudOffer(SQLModel, table=True):
@@ -116,10 +118,15 @@ class CloudOffer(SQLModel, table=True):
     kind: str = Field(max_length=16)
     source: str = Field(max_length=256)
     observed_at: datetime = Field(sa_column=_tz())
+    # A provider's list price, a marketplace median, one marketplace offer...
+    measure: str = Field(default="list", max_length=24)
 
 
 class Score(SQLModel, table=True):
     """A precomputed perf-per-dollar row: one GPU, task, precision and price condition.
+
+    Conditions "cloud:on-demand" and "cloud:spot" hold a rental price per GPU-hour in
+    `price_usd` (no system cost): performance per dollar-hour.
 
     A recompute replaces a GPU's rows in one transaction, so readers never see a
     half-written ranking.
@@ -139,12 +146,13 @@ class Score(SQLModel, table=True):
     interval_low: float
     interval_high: float
     basis: str = Field(max_length=32)
-    price_usd: Decimal = Field(sa_column=_money())
+    price_usd: Decimal = Field(sa_column=Column(Numeric(14, 5), nullable=False))
     price_condition: str = Field(max_length=16)
     price_kind: str = Field(max_length=16)
     price_source: str = Field(max_length=256)
     price_observed_at: datetime = Field(sa_column=_tz())
     price_n: int = 1
+    price_measure: str = Field(default="", max_length=24)
     system_cost_usd: Decimal = Field(sa_column=_money())
     perf_per_dollar: float
     model_version: str = Field(max_length=64)

@@ -15,8 +15,11 @@ from sqlmodel import Session, select
 
 from shared.bundled.readers import (
     iter_amazon_prices,
+    iter_cloud_medians,
     iter_cloud_offers,
     iter_ebay_monthly_prices,
+    iter_gpupoet_list_prices,
+    iter_gpupoet_prices,
     iter_msrp_prices,
 )
 from shared.bundled.records import CloudRecord, PriceRecord
@@ -95,7 +98,13 @@ def seed_prices(session: Session) -> int:
         ).where(PriceObservation.kind.in_(("msrp", "snapshot")))  # type: ignore[attr-defined]
     ).all()
     seen: set[tuple[Any, ...]] = {tuple(row) for row in existing}
-    records = [*iter_msrp_prices(), *iter_amazon_prices(), *iter_ebay_monthly_prices()]
+    records = [
+        *iter_msrp_prices(),
+        *iter_gpupoet_list_prices(),
+        *iter_amazon_prices(),
+        *iter_ebay_monthly_prices(),
+        *iter_gpupoet_prices(),
+    ]
     return _insert_batches(session, PriceObservation, _price_rows(records, seen))
 
 
@@ -116,7 +125,8 @@ def seed_cloud_offers(session: Session) -> int:
         ).where(CloudOffer.kind == "snapshot")
     ).all()
     seen: set[tuple[Any, ...]] = {tuple(row) for row in existing}
-    return _insert_batches(session, CloudOffer, _cloud_rows(iter_cloud_offers(), seen))
+    records = [*iter_cloud_offers(), *iter_cloud_medians()]
+    return _insert_batches(session, CloudOffer, _cloud_rows(records, seen))
 
 
 def _insert_batches(session: Session, table: Any, rows: list[dict[str, Any]]) -> int:

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import AliasChoices, Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="GPU_ADVISOR_", env_file=None, extra="ignore")
+    model_config = SettingsConfigDict(
+        env_prefix="GPU_ADVISOR_", env_file=None, extra="ignore", populate_by_name=True
+    )
 
     environment: Literal["development", "test", "production"] = "development"
     data_dir: Path = Path("./var")
@@ -69,6 +72,37 @@ class Settings(BaseSettings):
 
     # Market price: observations within this many days of the newest one form the price.
     market_window_days: int = Field(default=7, ge=1)
+    # A price older than this is stale: flagged, with a caveat, and /health reports it; a
+    # cloud price list older than this is history, not an offer one can rent today.
+    price_stale_days: int = Field(default=90, ge=1)
+    # A launch MSRP stands for a new price only this long after launch: later the card may
+    # be discontinued, and its list price says nothing about what buyers pay.
+    msrp_as_new_max_age_days: int = Field(default=730, ge=0)
+    # Quarantine, for scraped and posted prices alike: a price beyond `factor` times the
+    # reference either way is stored but held back. The reference is the median of the
+    # last `window_days` (with at least `min_n` listings), else the newest market price,
+    # else the launch list price. The GPU_ADVISOR_SCRAPER_* names are the older spelling.
+    quarantine_factor: Decimal = Field(
+        default=Decimal("3"),
+        gt=1,
+        validation_alias=AliasChoices(
+            "GPU_ADVISOR_QUARANTINE_FACTOR", "GPU_ADVISOR_SCRAPER_QUARANTINE_FACTOR"
+        ),
+    )
+    quarantine_window_days: int = Field(
+        default=30,
+        ge=1,
+        validation_alias=AliasChoices(
+            "GPU_ADVISOR_QUARANTINE_WINDOW_DAYS", "GPU_ADVISOR_SCRAPER_QUARANTINE_WINDOW_DAYS"
+        ),
+    )
+    quarantine_min_n: int = Field(
+        default=3,
+        ge=1,
+        validation_alias=AliasChoices(
+            "GPU_ADVISOR_QUARANTINE_MIN_N", "GPU_ADVISOR_SCRAPER_QUARANTINE_MIN_N"
+        ),
+    )
 
     @model_validator(mode="after")
     def _no_fault_injection_in_production(self) -> Settings:

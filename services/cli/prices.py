@@ -10,6 +10,7 @@ import typer
 
 from shared.db import session_scope
 from shared.pricing.intake import PriceInput, PriceRejected, record_price
+from shared.settings import get_settings
 
 app = typer.Typer(help="Prices that do not come from the scraper.", no_args_is_help=True)
 
@@ -23,7 +24,8 @@ def add(
     title: Annotated[str | None, typer.Option(help="listing or quote title")] = None,
     url: Annotated[str | None, typer.Option(help="link to the offer")] = None,
 ) -> None:
-    """Store the price; scores are recomputed after the commit."""
+    """Store a quote: shown beside the market price and used by alerts; it never replaces
+    the market price that rankings use."""
     try:
         price = PriceInput(gpu, Decimal(usd), condition, source, title, url)
     except InvalidOperation:
@@ -31,7 +33,7 @@ def add(
         raise typer.Exit(2) from None
     try:
         with session_scope() as session:
-            observation = record_price(session, price)
+            observation = record_price(session, price, get_settings())
     except PriceRejected as exc:
         hint = f"; valid values: {', '.join(exc.valid)}" if exc.valid else ""
         typer.echo(f"error: {exc}{hint}", err=True)
@@ -42,6 +44,7 @@ def add(
                 "id": observation.id,
                 "gpu_id": gpu,
                 "usd": str(observation.price_usd),
+                "measure": observation.measure,
                 "quarantined": observation.quarantined,
             }
         )

@@ -16,7 +16,7 @@ from typing import Generic, Protocol, TypeVar
 
 from services.scraper.listing import CloudListing, Condition, RawListing
 from services.scraper.settings import ScraperSettings
-from shared.pricing.quarantine import MARKET_GROUPS, quarantine_reason
+from shared.pricing.quarantine import DEFAULT_FACTOR, MARKET_GROUPS, quarantine_reason
 
 T = TypeVar("T")
 
@@ -124,10 +124,10 @@ class PriceBounds:
     quarantine_factor: Decimal
 
     @classmethod
-    def from_settings(cls, settings: ScraperSettings) -> PriceBounds:
-        return cls(
-            settings.min_unit_price_usd, settings.max_unit_price_usd, settings.quarantine_factor
-        )
+    def from_settings(
+        cls, settings: ScraperSettings, quarantine_factor: Decimal = DEFAULT_FACTOR
+    ) -> PriceBounds:
+        return cls(settings.min_unit_price_usd, settings.max_unit_price_usd, quarantine_factor)
 
 
 @dataclass(frozen=True)

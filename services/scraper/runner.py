@@ -28,13 +28,13 @@ from services.scraper.errors import FetchError, ParseError, SourceNotConfigured
 from services.scraper.fetch import Fetcher, utc_now
 from services.scraper.registry import SourceKind, SourceSpec, get_source, search_terms
 from services.scraper.settings import ScraperSettings
-from shared.alerts.jobs import evaluate_call
 from shared.db import session_scope
 from shared.events import enqueue_after_commit, recompute_call
 from shared.matching.titles import match_title
 from shared.models import Gpu
+from shared.pricing.quarantine import QuarantineRules
 from shared.seed import seed_catalog
-from shared.settings import Settings
+from shared.settings import Settings, get_settings
 from shared.sources_model import record_failure, record_success, status_for
 
 log = logging.getLogger(__name__)
@@ -211,15 +211,18 @@ def store_harvest(
     if spec.kind is SourceKind.CLOUD:
         _store_cloud(session, spec, harvest, report, dry_run=settings is None)
         if settings is not None and report.gpu_ids:
-            # New hourly prices change no score, but cloud alerts must see them now.
-            enqueue_after_commit(session, evaluate_call(report.gpu_ids), settings)
+            # Hourly prices rank rentals (condition=cloud); alerts follow the recompute.
+            enqueue_after_commit(session, recompute_call(report.gpu_ids), settings)
         return report
     when = harvest.observed_at
 
-    def medians(keys: set[pipeline.MedianKey]) -> dict[pipeline.MedianKey, Decimal]:
-        return store.recent_medians(session, keys, when, scraper_settings)
+    # Dry runs judge prices by the same quarantine settings a real run would.
+    rules = QuarantineRules.from_settings(settings or get_settings())
 
-    bounds = pipeline.PriceBounds.from_settings(scraper_settings)
+    def medians(keys: set[pipeline.MedianKey]) -> dict[pipeline.MedianKey, Decimal]:
+        return store.quarantine_references(session, keys, when, rules)
+
+    bounds = pipeline.PriceBounds.from_settings(scraper_settings, rules.factor)
     result = pipeline.run(harvest.listings, match_title, bounds, medians)
     report.listings = result.stats.seen
     report.rejected.update(result.stats.dropped)

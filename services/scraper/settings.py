@@ -58,11 +58,7 @@ class ScraperSettings(BaseSettings):
     # Pipeline validation bounds, per unit in USD.
     min_unit_price_usd: Decimal = Field(default=Decimal("20"), gt=0)
     max_unit_price_usd: Decimal = Field(default=Decimal("100000"), gt=0)
-    quarantine_factor: Decimal = Field(default=Decimal("3"), gt=1)
-    # The median a new price is compared with: stored prices of the same GPU and condition
-    # from this many days back, and only when there are enough of them to mean something.
-    quarantine_window_days: int = Field(default=30, ge=1)
-    quarantine_min_n: int = Field(default=3, ge=1)
+    # Quarantine settings are shared with posted prices: see shared/settings.py.
 
     # What a run fetches. Empty search_terms: one term per GPU family of the title matcher.
     search_terms: list[str] = Field(default_factory=list)

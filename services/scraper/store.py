@@ -21,10 +21,10 @@ from services.scraper.pipeline import (
     PricedListing,
     validate_cloud,
 )
-from services.scraper.settings import ScraperSettings
 from shared.models import CloudOffer, PriceObservation
 from shared.pricing import quarantine
 from shared.pricing.market import SOLD_SUFFIX
+from shared.pricing.measures import ASK, CLOUD_LIST, MARKETPLACE_OFFER, SALE
 
 SCRAPED = "scraped"
 # Keeps IN (...) lists well below every driver's parameter limit.
@@ -33,13 +33,11 @@ CHUNK = 500
 ObservationKey = tuple[str, str | None, datetime]
 
 
-def recent_medians(
-    session: Session, keys: set[MedianKey], now: datetime, settings: ScraperSettings
+def quarantine_references(
+    session: Session, keys: set[MedianKey], now: datetime, rules: quarantine.QuarantineRules
 ) -> dict[MedianKey, Decimal]:
-    """The quarantine medians (shared/pricing/quarantine.py) with this scraper's settings."""
-    return quarantine.recent_medians(
-        session, keys, now, settings.quarantine_window_days, settings.quarantine_min_n
-    )
+    """The prices new listings are compared with (shared/pricing/quarantine.py)."""
+    return quarantine.references(session, keys, now, rules)
 
 
 def observed_at(item: PricedListing, run_at: datetime) -> datetime:
@@ -70,6 +68,7 @@ def to_observation(
         quantity=item.quantity,
         observed_at=observed_at(item, run_at),
         quarantined=quarantined,
+        measure=SALE if sold else ASK,
     )
 
 
@@ -148,4 +147,6 @@ def _offer(listing: CloudListing, gpu_id: str, source: str) -> CloudOffer:
         kind=SCRAPED,
         source=source,
         observed_at=listing.observed_at,
+        # A marketplace's row is one host's offer; a provider's is its price list.
+        measure=MARKETPLACE_OFFER if listing.offer_id is not None else CLOUD_LIST,
     )

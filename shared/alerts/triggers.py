@@ -8,6 +8,7 @@ observation, score or cloud offer) when the condition holds, else None.
 from __future__ import annotations
 
 import statistics
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -18,17 +19,27 @@ from sqlmodel import Session, col, select
 
 from shared.catalog.specs import load_catalog
 from shared.models import PriceObservation, Score
-from shared.pricing.market import CONDITION_GROUPS, source_name
+from shared.pricing.market import (
+    CONDITION_GROUPS,
+    MarketPrice,
+    PricePolicy,
+    market_price,
+    source_name,
+)
+from shared.pricing.measures import ASK, QUOTE
 from shared.scoring.tasks import PRECISION_NAMES, TASK_NAMES
 from shared.settings import get_settings
 from shared.sources_model import stale_source_names
-from shared.tco.cloud import cheapest_offer
+from shared.tco.cloud import Currency, cheapest_offer
 
 # Observations older than this do not make a price alert true any more.
 RECENT_DAYS = 7
-# price_drop_pct compares the newest price with the median of this many days before it.
+# price_drop_pct compares today's market price with its daily values over this many
+# days before the last week.
 DROP_BASELINE_DAYS = 30
-KIND_EXCLUDED = ("msrp",)
+# price_below fires on prices one can buy at: active listings and posted quotes.
+BUYABLE_KINDS = ("scraped", "manual")
+BUYABLE_MEASURES = (ASK, QUOTE)
 
 
 class _Trigger(BaseModel):
@@ -125,9 +136,11 @@ def evaluate(session: Session, trigger: Trigger, now: datetime | None = None) ->
     return _cloud_below(session, trigger)
 
 
-def _usable_prices(
+def _buyable_offers(
     session: Session, gpu_id: str, condition: str, since: datetime
 ) -> list[PriceObservation]:
+    """Prices one could buy at: active listings and posted quotes, recent, not quarantined,
+    from sources that still answer. Completed sales and aggregates are no offer."""
     conditions = (
         ("new", "used", "refurbished") if condition == "any" else CONDITION_GROUPS[condition]
     )
@@ -136,7 +149,8 @@ def _usable_prices(
         PriceObservation.gpu_id == gpu_id,
         col(PriceObservation.condition).in_(conditions),
         PriceObservation.quarantined == False,  # noqa: E712
-        col(PriceObservation.kind).not_in(KIND_EXCLUDED),
+        col(PriceObservation.kind).in_(BUYABLE_KINDS),
+        col(PriceObservation.measure).in_(BUYABLE_MEASURES),
         PriceObservation.observed_at >= since,
     )
     return [o for o in session.exec(query) if source_name(o.source) not in stale]
@@ -148,6 +162,7 @@ def observation_data(observation: PriceObservation) -> dict[str, Any]:
         "condition": observation.condition,
         "price_usd": str(observation.price_usd),
         "kind": observation.kind,
+        "measure": observation.measure,
         "source": observation.source,
         "url": observation.url,
         "title": observation.title,
@@ -156,7 +171,7 @@ def observation_data(observation: PriceObservation) -> dict[str, Any]:
 
 
 def _price_below(session: Session, trigger: PriceBelow, now: datetime) -> Firing | None:
-    recent = _usable_prices(
+    recent = _buyable_offers(
         session, trigger.gpu_id, trigger.condition, now - timedelta(days=RECENT_DAYS)
     )
     hits = [o for o in recent if o.price_usd < trigger.max_price_usd]
@@ -170,37 +185,70 @@ def _price_drop(session: Session, trigger: PriceDropPct, now: datetime) -> Firin
     # New and used prices are different markets: a used card at the usual used price is
     # no drop from the new price, so "any" means a drop in either market.
     groups = ("new", "used") if trigger.condition == "any" else (trigger.condition,)
-    firings = [f for g in groups if (f := _price_drop_in(session, trigger, g, now))]
+    observations = session.exec(
+        select(PriceObservation).where(
+            PriceObservation.gpu_id == trigger.gpu_id,
+            PriceObservation.quarantined == False,  # noqa: E712
+        )
+    ).all()
+    stale = stale_source_names(session)
+    firings = [f for g in groups if (f := _market_drop(observations, trigger, g, now, stale))]
     return max(firings, key=lambda f: f.data["drop_pct"], default=None)
 
 
-def _price_drop_in(
-    session: Session, trigger: PriceDropPct, condition: str, now: datetime
+def _market_as_of(
+    observations: Sequence[PriceObservation],
+    condition: str,
+    at: datetime,
+    stale: frozenset[str],
+) -> MarketPrice | None:
+    policy = PricePolicy.from_settings(get_settings(), at, stale_sources=stale)
+    return market_price([o for o in observations if o.observed_at <= at], condition, policy)
+
+
+def _market_drop(
+    observations: Sequence[PriceObservation],
+    trigger: PriceDropPct,
+    condition: str,
+    now: datetime,
+    stale: frozenset[str],
 ) -> Firing | None:
-    since = now - timedelta(days=DROP_BASELINE_DAYS + RECENT_DAYS)
-    history = sorted(
-        _usable_prices(session, trigger.gpu_id, condition, since),
-        key=lambda o: (o.observed_at, o.id or 0),
-    )
-    if len(history) < 2:
+    """The market price today against the same market's price over the 30 days before
+    the last week: a drop of the market, not of one listing."""
+    current = _market_as_of(observations, condition, now, stale)
+    if current is None or current.observed_at < now - timedelta(days=RECENT_DAYS):
         return None
-    newest = history[-1]
-    baseline_from = newest.observed_at - timedelta(days=DROP_BASELINE_DAYS)
-    baseline = [o.price_usd for o in history[:-1] if o.observed_at >= baseline_from]
-    if not baseline or newest.observed_at < now - timedelta(days=RECENT_DAYS):
+    history = [
+        past.usd
+        for days in range(RECENT_DAYS, RECENT_DAYS + DROP_BASELINE_DAYS)
+        if (past := _market_as_of(observations, condition, now - timedelta(days=days), stale))
+        and past.measure == current.measure
+        and not past.stale
+    ]
+    if not history:
         return None
-    median = Decimal(statistics.median(baseline))
+    median = Decimal(statistics.median(history))
     if median <= 0:
         return None
-    drop = float((median - newest.price_usd) / median * 100)
+    drop = float((median - current.usd) / median * 100)
     if drop < trigger.pct:
         return None
     data: dict[str, Any] = {
-        "observation": observation_data(newest),
+        "market": {
+            "usd": str(current.usd),
+            "condition": condition,
+            "measure": current.measure,
+            "n": current.n,
+            "source": current.source,
+            "method": current.method,
+            "observed_at": current.observed_at.isoformat(),
+        },
         "median_usd": str(median.quantize(Decimal("0.01"))),
+        "baseline_days": len(history),
         "drop_pct": round(drop, 2),
     }
-    return Firing(f"observation:{newest.id}", data)
+    key = f"market:{trigger.gpu_id}:{condition}:{current.observed_at.isoformat()}:{current.usd}"
+    return Firing(key, data)
 
 
 def _perf_per_dollar(session: Session, trigger: PerfPerDollarAbove) -> Firing | None:
@@ -235,9 +283,8 @@ def _perf_per_dollar(session: Session, trigger: PerfPerDollarAbove) -> Firing | 
 def _cloud_below(session: Session, trigger: CloudPriceBelow) -> Firing | None:
     """The cheapest offer one can rent today (each provider's newest list, whole GPUs),
     the same offer /tco uses: an old, since-raised price never makes this true."""
-    offer = cheapest_offer(
-        session, trigger.gpu_id, trigger.pricing, get_settings().market_window_days
-    )
+    currency = Currency.from_settings(get_settings(), datetime.now(UTC))
+    offer = cheapest_offer(session, trigger.gpu_id, trigger.pricing, currency)
     if offer is None or offer.usd_per_gpu_hour >= trigger.max_usd_per_hour:
         return None
     data = {
@@ -247,6 +294,7 @@ def _cloud_below(session: Session, trigger: CloudPriceBelow) -> Firing | None:
         "region": offer.region,
         "pricing": trigger.pricing,
         "usd_per_gpu_hour": str(offer.usd_per_gpu_hour.quantize(Decimal("0.0001"))),
+        "measure": offer.measure,
         "source": offer.source,
         "observed_at": offer.observed_at.isoformat(),
     }

@@ -9,6 +9,7 @@ from decimal import Decimal
 
 from shared.bundled._data import Skip
 from shared.bundled.records import SNAPSHOT, CloudRecord
+from shared.pricing.measures import CLOUD_LIST
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +29,7 @@ class Provenance:
     provider: str
     source: str
     observed_at: datetime
+    measure: str = CLOUD_LIST
 
 
 _Key = tuple[str, str, str, float]
@@ -61,6 +63,7 @@ def _record(offers: list[Offer], origin: Provenance) -> CloudRecord | Skip:
         kind=SNAPSHOT,
         source=origin.source,
         observed_at=origin.observed_at,
+        measure=origin.measure,
     )
 
 

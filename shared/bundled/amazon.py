@@ -12,6 +12,7 @@ from importlib.resources.abc import Traversable
 from shared.bundled._data import Skip, count_skips, data_file, records_only
 from shared.bundled.mapping import AMAZON_FILES, NOT_IN_CATALOG
 from shared.bundled.records import NEW, SNAPSHOT, PriceRecord
+from shared.pricing.measures import ASK
 
 AMAZON_DIR = ("retail_prices", "amazon-buybox-new-2025-08")
 TRACKER = "United-Compute/gpu-price-tracker"
@@ -51,6 +52,7 @@ def _event(stem: str, gpu_id: str, timestamp: str, price: Decimal) -> PriceRecor
         # ("H100 PCIe 96 GB") names the wrong board; the mapping, not the label, is authoritative.
         title=None,
         observed_at=_observed_at(timestamp),
+        measure=ASK,  # the Buy Box: the offer a buyer gets at that moment
     )
 
 

@@ -29,6 +29,7 @@ from shared.bundled.mapping import (
     VAST_GPUS_BY_MEMORY,
 )
 from shared.bundled.records import CloudRecord
+from shared.pricing.measures import MARKETPLACE_MEDIAN
 
 Row = dict[str, str]
 _ANYCLOUD = "anycloud-sh/catalog@62ff0a98"
@@ -61,6 +62,7 @@ PROVENANCE: dict[str, Provenance] = {
         "vast",
         f"Vast.ai marketplace median over offers via {_ANYCLOUD} (2026-04-29)",
         utc_midnight(date(2026, 4, 29)),
+        MARKETPLACE_MEDIAN,
     ),
 }
 PROVIDERS = tuple(PROVENANCE)

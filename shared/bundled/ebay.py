@@ -12,6 +12,7 @@ from decimal import Decimal
 from shared.bundled._data import Skip, count_skips, read_csv, records_only
 from shared.bundled.mapping import EBAY_GPUS
 from shared.bundled.records import SNAPSHOT, USED, PriceRecord
+from shared.pricing.measures import SOLD_AVERAGE
 
 EBAY_FILE = ("retail_prices", "ebay-sold-monthly-2021-2023", "gpu_time_series.csv")
 EBAY_SOURCE = (
@@ -62,6 +63,7 @@ def _row_outcome(row: dict[str, str]) -> PriceRecord | Skip:
         listing_id=f"ebay-monthly:{gpu_id}:{year:04d}-{month:02d}",
         title=row["GPU"],
         observed_at=month_end(year, month),
+        measure=SOLD_AVERAGE,
     )
 
 

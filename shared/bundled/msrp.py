@@ -8,6 +8,7 @@ from decimal import Decimal
 from shared.bundled._data import utc_midnight
 from shared.bundled.records import MSRP, NEW, PriceRecord
 from shared.catalog.specs import GpuSpec, load_catalog
+from shared.pricing.measures import LIST_PRICE
 
 # gpu_catalog.md: a launch price comes from a vendor announcement (`msrp:*`) or, where Epoch AI
 # has the same price, carries the tag `epoch` instead.
@@ -37,6 +38,7 @@ def _msrp_record(gpu: GpuSpec, price: int) -> PriceRecord:
         listing_id=f"msrp:{gpu.id}",
         title=gpu.name,
         observed_at=utc_midnight(gpu.release_date),
+        measure=LIST_PRICE,
     )
 
 

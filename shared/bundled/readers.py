@@ -1,4 +1,4 @@
-"""The bundled price readers in one place: catalog MSRPs, Amazon, eBay and cloud snapshots.
+"""The bundled price readers in one place: list prices, Amazon, eBay, GPU Poet and cloud data.
 
 Every reader is lazy: nothing is read until it is iterated. The matching `*_skips()` functions
 count, per reason, the source rows that gave no record.
@@ -6,15 +6,22 @@ count, per reason, the source rows that gave no record.
 
 from shared.bundled.amazon import amazon_skips, iter_amazon_prices
 from shared.bundled.cloud import cloud_skips, iter_cloud_offers
+from shared.bundled.cloud_index import cloud_median_skips, iter_cloud_medians
 from shared.bundled.ebay import ebay_skips, iter_ebay_monthly_prices
+from shared.bundled.gpupoet import gpupoet_skips, iter_gpupoet_list_prices, iter_gpupoet_prices
 from shared.bundled.msrp import iter_msrp_prices
 
 __all__ = [
     "amazon_skips",
+    "cloud_median_skips",
     "cloud_skips",
     "ebay_skips",
+    "gpupoet_skips",
     "iter_amazon_prices",
+    "iter_cloud_medians",
     "iter_cloud_offers",
     "iter_ebay_monthly_prices",
+    "iter_gpupoet_list_prices",
+    "iter_gpupoet_prices",
     "iter_msrp_prices",
 ]

@@ -26,6 +26,7 @@ class PriceRecord:
     listing_id: str | None  # stable id for dedupe
     title: str | None
     observed_at: datetime  # timezone-aware UTC
+    measure: str  # shared/pricing/measures.py: sale, sold_average, ask, list_price...
     quantity: int = 1
 
 
@@ -43,3 +44,4 @@ class CloudRecord:
     kind: str
     source: str
     observed_at: datetime  # timezone-aware UTC
+    measure: str = "list"  # a provider's price list, or a marketplace/segment median

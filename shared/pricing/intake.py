@@ -1,4 +1,8 @@
-"""Prices that do not come from the scraper (vendor quotes, manual entries)."""
+"""Prices posted to us (vendor quotes, manual entries): stored as quotes.
+
+A quote is shown beside the market price and can fire alerts, but never becomes the
+market price a ranking uses: one posted price must not move everyone's answer.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +17,9 @@ from shared.catalog.specs import load_catalog
 from shared.errors import InputError
 from shared.events import enqueue_after_commit, recompute_call
 from shared.models import PriceObservation
-from shared.pricing.quarantine import MARKET_GROUPS, quarantine_reason, recent_medians
+from shared.pricing.measures import QUOTE
+from shared.pricing.quarantine import MARKET_GROUPS, QuarantineRules, quarantine_reason, references
+from shared.settings import Settings
 
 CONDITIONS = ("new", "used", "refurbished")
 # Above any GPU's price; larger is a typo (an extra zero), not a market price.
@@ -51,17 +57,20 @@ def validate(price: PriceInput) -> None:
         raise PriceRejected("quantity", "must be at least 1")
 
 
-def record_price(session: Session, price: PriceInput, kind: str = "manual") -> PriceObservation:
-    """Store one validated observation; scores follow after the caller commits.
+def record_price(
+    session: Session, price: PriceInput, settings: Settings, kind: str = "manual"
+) -> PriceObservation:
+    """Store one validated quote; alerts follow after the caller commits.
 
-    A price far from the recent market (3x the 30-day median either way, as for scraped
-    prices) is stored quarantined: kept and visible, never the market price.
+    A price far from the market (the same quarantine rule and settings as scraped
+    prices) is stored quarantined: kept and visible, never fires an alert.
     """
     validate(price)
     usd = price.usd.quantize(CENT)
     now = datetime.now(UTC)
     key = (price.gpu_id, MARKET_GROUPS[price.condition])
-    median = recent_medians(session, {key}, now).get(key)
+    rules = QuarantineRules.from_settings(settings)
+    reference = references(session, {key}, now, rules).get(key)
     observation = PriceObservation(
         gpu_id=price.gpu_id,
         condition=price.condition,
@@ -75,7 +84,8 @@ def record_price(session: Session, price: PriceInput, kind: str = "manual") -> P
         title=price.title,
         quantity=price.quantity,
         observed_at=now,
-        quarantined=quarantine_reason(usd, median) is not None,
+        quarantined=quarantine_reason(usd, reference, rules.factor) is not None,
+        measure=QUOTE,
     )
     session.add(observation)
     session.flush()

@@ -1,7 +1,10 @@
 """The market price of a GPU in a condition, from stored observations.
 
-The newest observation sets the date and the kind; the observations of that kind within
-`window_days` before it form the price:
+Which prices may stand for the market: observations of a market (scraped listings,
+bundled market data, launch list prices of cards still on sale), never quotes posted to
+us (`POST /prices`), never quarantined ones. They fall into series (all scraped listings
+together; each bundled dataset and measure on its own), and each series gives one
+aggregate over its newest window:
 
 1. each listing counts once, with its latest observation (a listing re-seen by every
    scrape is one offer, not one per scrape); a sold record of a listing beats its asking
@@ -14,7 +17,11 @@ The newest observation sets the date and the kind; the observations of that kind
 4. within the window, prices from sources flagged stale are left out when a fresh source
    has prices too; when only stale sources do, they are used and the price is marked stale.
 
-Quarantined observations never count. The aggregate is also given per source.
+The ranking then takes, in this order: recent sales (within `stale_days`) over recent
+asking prices over older data, the newest first within each. A launch list price counts
+as a new price only within `list_price_max_age_days` of launch: later the card may be
+discontinued and its MSRP says nothing about what buyers pay. For `any` condition the
+fresher of new and used wins; between equally fresh ones, the cheaper.
 """
 
 from __future__ import annotations
@@ -27,6 +34,8 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 
 from shared.models import PriceObservation
+from shared.pricing.measures import ASK, LIST_PRICE, SALE, SALE_MEASURES, describe, is_quote
+from shared.settings import Settings
 
 # "used" covers refurbished cards too: both are second-hand market prices.
 CONDITION_GROUPS: dict[str, tuple[str, ...]] = {
@@ -48,6 +57,8 @@ BASIS_ASKING = "asking"
 TUKEY_K = Decimal("1.5")
 MIN_FOR_OUTLIERS = 4
 CENT = Decimal("0.01")
+# Two stale prices this close in time are equally old for choosing the cheaper one.
+DATE_TIE_DAYS = 90
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +94,10 @@ class MarketPrice:
     oldest_at: datetime | None = None
     stale: bool = False
     by_source: tuple[SourcePrice, ...] = ()
+    # What the price measures (shared/pricing/measures.py), and why it is stale if it is.
+    measure: str = ASK
+    stale_reason: str | None = None
+    age_days: float = 0.0
 
 
 def source_name(observation_source: str) -> str:
@@ -94,34 +109,96 @@ def is_sold(observation: PriceObservation) -> bool:
     return observation.source.endswith(SOLD_SUFFIX)
 
 
-def market_price(
-    observations: Sequence[PriceObservation],
-    condition: str,
-    window_days: int,
-    *,
-    stale_sources: Collection[str] = frozenset(),
-    last_runs: Mapping[str, datetime] | None = None,
-) -> MarketPrice | None:
-    """Robust median of the newest window of observations; None when there are none.
+@dataclass(frozen=True, slots=True)
+class PricePolicy:
+    """When a market price is computed, and the rules that depend on the date."""
 
-    `stale_sources` names scraper sources flagged stale; `last_runs` gives each scraper
-    source's last successful run (probable sales); without it the newest observation of
-    each source among `observations` stands in for the run.
-    """
-    usable = [
-        o for o in observations if o.condition in CONDITION_GROUPS[condition] and not o.quarantined
+    now: datetime
+    window_days: int = 7
+    stale_days: int = 90
+    list_price_max_age_days: int = 730
+    stale_sources: frozenset[str] = frozenset()
+    # Each scraper source's last successful run (probable sales); None: the newest
+    # observation of each source stands in for the run.
+    last_runs: Mapping[str, datetime] | None = None
+
+    @classmethod
+    def from_settings(
+        cls,
+        settings: Settings,
+        now: datetime,
+        *,
+        stale_sources: Collection[str] = frozenset(),
+        last_runs: Mapping[str, datetime] | None = None,
+    ) -> PricePolicy:
+        return cls(
+            now=now,
+            window_days=settings.market_window_days,
+            stale_days=settings.price_stale_days,
+            list_price_max_age_days=settings.msrp_as_new_max_age_days,
+            stale_sources=frozenset(stale_sources),
+            last_runs=last_runs,
+        )
+
+    def is_fresh(self, observed_at: datetime) -> bool:
+        return self.now - observed_at <= timedelta(days=self.stale_days)
+
+
+def market_price(
+    observations: Sequence[PriceObservation], condition: str, policy: PricePolicy
+) -> MarketPrice | None:
+    """The market price of one GPU in `condition` ("new" or "used"); None without data."""
+    usable = [o for o in observations if _is_market(o, condition, policy)]
+    candidates = [
+        price
+        for series in _series(usable).values()
+        if (price := _series_price(series, condition, policy)) is not None
     ]
-    if not usable:
+    if not candidates:
         return None
-    newest = max(usable, key=lambda o: o.observed_at)
-    since = newest.observed_at - timedelta(days=window_days)
-    window = [o for o in usable if o.kind == newest.kind and o.observed_at >= since]
-    window, stale = _prefer_fresh(window, stale_sources)
-    runs = dict(last_runs) if last_runs is not None else _newest_by_source(usable)
+    return max(candidates, key=_preference)
+
+
+def _is_market(o: PriceObservation, condition: str, policy: PricePolicy) -> bool:
+    if o.condition not in CONDITION_GROUPS[condition] or o.quarantined or is_quote(o.kind):
+        return False
+    if o.measure == LIST_PRICE:
+        return policy.now - o.observed_at <= timedelta(days=policy.list_price_max_age_days)
+    return True
+
+
+def _series(
+    observations: Iterable[PriceObservation],
+) -> dict[tuple[str, ...], list[PriceObservation]]:
+    """Scraped listings form one series (sold and asking records of the same listings);
+    every bundled dataset and measure is a series of its own."""
+    grouped: dict[tuple[str, ...], list[PriceObservation]] = defaultdict(list)
+    for o in observations:
+        key = (SCRAPED,) if o.kind == SCRAPED else (o.kind, o.source, o.measure)
+        grouped[key].append(o)
+    return grouped
+
+
+def _preference(price: MarketPrice) -> tuple[bool, bool, datetime]:
+    fresh = not price.stale
+    return fresh, fresh and price.measure in SALE_MEASURES, price.observed_at
+
+
+def _series_price(
+    series: Sequence[PriceObservation], condition: str, policy: PricePolicy
+) -> MarketPrice | None:
+    newest = max(series, key=lambda o: o.observed_at)
+    since = newest.observed_at - timedelta(days=policy.window_days)
+    window = [o for o in series if o.observed_at >= since]
+    window, source_stale = _prefer_fresh(window, policy.stale_sources)
+    runs = dict(policy.last_runs) if policy.last_runs is not None else _newest_by_source(series)
     offers = _latest_per_listing(window)
     chosen, basis, sold_n, probable = _choose(offers, newest.kind, condition, runs)
     kept, removed = remove_outliers(chosen)
-    return _aggregate(newest, condition, window_days, kept, removed, basis, stale, sold_n, probable)
+    if not kept:
+        return None
+    counts = _Counts(sold_n, probable, removed)
+    return _aggregate(newest, condition, policy, kept, basis, source_stale, counts)
 
 
 def _prefer_fresh(
@@ -212,39 +289,64 @@ def _median(values: Sequence[Decimal]) -> Decimal:
     return Decimal(statistics.median(values)).quantize(CENT)
 
 
+@dataclass(frozen=True, slots=True)
+class _Counts:
+    sold_n: int
+    probable: int
+    removed: int
+
+
 def _aggregate(
     newest: PriceObservation,
     condition: str,
-    window_days: int,
+    policy: PricePolicy,
     kept: list[PriceObservation],
-    removed: int,
     basis: str,
-    stale: bool,
-    sold_n: int,
-    probable: int,
+    source_stale: bool,
+    counts: _Counts,
 ) -> MarketPrice:
     prices = sorted(o.price_usd for o in kept)
     q1, q3 = quartiles(prices)
+    observed_at = max(o.observed_at for o in kept)
+    measure = _measure(newest, basis)
+    stale_reason = _stale_reason(observed_at, source_stale, policy)
     return MarketPrice(
         gpu_id=newest.gpu_id,
         condition=condition,
         usd=_median(prices),
         kind=newest.kind,
         source=_describe_sources(o.source for o in kept),
-        observed_at=max(o.observed_at for o in kept),
+        observed_at=observed_at,
         n=len(kept),
         low_usd=prices[0],
         high_usd=prices[-1],
-        method=_describe_method(len(kept), window_days, basis, probable, removed, stale),
+        method=_describe_method(len(kept), policy, measure, counts, stale_reason),
         basis=basis,
-        sold_n=sold_n,
-        probable_sales=probable,
-        outliers_removed=removed,
+        sold_n=counts.sold_n,
+        probable_sales=counts.probable,
+        outliers_removed=counts.removed,
         iqr_usd=(q3 - q1).quantize(CENT),
         oldest_at=min(o.observed_at for o in kept),
-        stale=stale,
-        by_source=_per_source(kept, stale),
+        stale=stale_reason is not None,
+        by_source=_per_source(kept, source_stale),
+        measure=measure,
+        stale_reason=stale_reason,
+        age_days=round((policy.now - observed_at).total_seconds() / 86400, 2),
     )
+
+
+def _measure(newest: PriceObservation, basis: str) -> str:
+    if newest.kind != SCRAPED:
+        return newest.measure
+    return SALE if basis == BASIS_SOLD else ASK
+
+
+def _stale_reason(observed_at: datetime, source_stale: bool, policy: PricePolicy) -> str | None:
+    if source_stale:
+        return "its sources have not answered for 2 scrape intervals"
+    if not policy.is_fresh(observed_at):
+        return f"older than {policy.stale_days} days"
+    return None
 
 
 def _per_source(kept: Iterable[PriceObservation], stale: bool) -> tuple[SourcePrice, ...]:
@@ -271,22 +373,31 @@ def _describe_sources(sources: Iterable[str]) -> str:
 
 
 def _describe_method(
-    n: int, window_days: int, basis: str, probable: int, removed: int, stale: bool
+    n: int, policy: PricePolicy, measure: str, counts: _Counts, stale_reason: str | None
 ) -> str:
-    what = {BASIS_SOLD: "sold price", BASIS_ASKING: "asking price"}.get(basis, "observation")
+    what = describe(measure)
     if n == 1:
         text = f"single {what}"
     else:
-        text = f"median of {n} {what}s within {window_days} days of the newest"
-    if probable:
-        text += f", {probable} of them probable sales (listings gone before a later scrape)"
-    if removed:
-        text += f", {removed} outlier{'s' if removed > 1 else ''} removed (1.5 IQR)"
-    if stale:
-        text += "; stale: its sources have not answered for 2 scrape intervals"
+        text = f"median of {n} ({what}) within {policy.window_days} days of the newest"
+    if counts.probable:
+        text += f", {counts.probable} of them probable sales (listings gone before a later scrape)"
+    if counts.removed:
+        text += f", {counts.removed} outlier{'s' if counts.removed > 1 else ''} removed (1.5 IQR)"
+    if stale_reason:
+        text += f"; stale: {stale_reason}"
     return text
 
 
 def cheapest(prices: Iterable[MarketPrice | None]) -> MarketPrice | None:
+    """The price for condition "any": the fresher of the new and used prices; between
+    equally fresh ones (or stale ones within the same window of time), the cheaper."""
     found = [p for p in prices if p is not None]
-    return min(found, key=lambda p: p.usd) if found else None
+    if not found:
+        return None
+    fresh = [p for p in found if not p.stale]
+    if fresh:
+        return min(fresh, key=lambda p: p.usd)
+    newest = max(p.observed_at for p in found)
+    recent = [p for p in found if newest - p.observed_at <= timedelta(days=DATE_TIE_DAYS)]
+    return min(recent, key=lambda p: p.usd)

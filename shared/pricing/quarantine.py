@@ -1,79 +1,133 @@
-"""A price far from the recent market is held back (stored, flagged, never the market
-price) until the market confirms it: the rule for scraped and manual prices alike."""
+"""A price far from the market is held back (stored, flagged, never the market price)
+until the market confirms it: one rule, one set of settings, for scraped and posted
+prices alike.
+
+The reference a price is compared with, per GPU and market group (new / used):
+1. the median of the last `window_days` of market prices, each listing once at its
+   latest price, when there are at least `min_n` of them;
+2. else the newest market price (shared/pricing/market.py), however old;
+3. else the card's launch list price (half of it for used cards).
+Quotes posted to us never enter a reference: one posted price cannot move the bar the
+next one is measured against.
+"""
 
 from __future__ import annotations
 
 import statistics
 from collections import defaultdict
 from collections.abc import Set
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
 
 from sqlalchemy import select
 from sqlmodel import Session, col
 
+from shared.catalog.specs import load_catalog
 from shared.models import PriceObservation
+from shared.pricing.market import PricePolicy, market_price
+from shared.pricing.measures import LIST_PRICE, QUOTE_KINDS
+from shared.settings import Settings
 
-MARKET_GROUPS = {"new": "new", "used": "used", "refurbished": "used"}
-FACTOR = Decimal("3")
-WINDOW_DAYS = 30
-MIN_LISTINGS = 3
+MARKET_GROUPS = {"new": "new", "used": "used", "refurbished": "used", "open-box": "used"}
 
 MedianKey = tuple[str, str]  # (gpu id, market group)
+DEFAULT_FACTOR = Decimal("3")
+
+
+@dataclass(frozen=True, slots=True)
+class QuarantineRules:
+    factor: Decimal = DEFAULT_FACTOR
+    window_days: int = 30
+    min_n: int = 3
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> QuarantineRules:
+        return cls(
+            settings.quarantine_factor,
+            settings.quarantine_window_days,
+            settings.quarantine_min_n,
+        )
+
+
+def _market_rows(
+    session: Session, gpu_ids: Set[str], since: datetime | None = None
+) -> list[PriceObservation]:
+    query = select(PriceObservation).where(
+        col(PriceObservation.gpu_id).in_(sorted(gpu_ids)),
+        col(PriceObservation.quarantined).is_(False),
+        col(PriceObservation.kind).not_in(sorted(QUOTE_KINDS)),
+    )
+    if since is not None:
+        query = query.where(col(PriceObservation.observed_at) >= since)
+    return list(session.scalars(query))
 
 
 def recent_medians(
-    session: Session,
-    keys: Set[MedianKey],
-    now: datetime,
-    window_days: int = WINDOW_DAYS,
-    min_listings: int = MIN_LISTINGS,
+    session: Session, keys: Set[MedianKey], now: datetime, rules: QuarantineRules
 ) -> dict[MedianKey, Decimal]:
     """Median unit price per (GPU, market group) over the window, each listing counted
     once at its latest price: an asking listing stored on every run must not become
-    "the market" by repetition."""
+    "the market" by repetition. Launch list prices and quotes are left out."""
     if not keys:
         return {}
-    query = select(
-        col(PriceObservation.gpu_id),
-        col(PriceObservation.condition),
-        col(PriceObservation.price_usd),
-        col(PriceObservation.source),
-        col(PriceObservation.listing_id),
-        col(PriceObservation.observed_at),
-    ).where(
-        col(PriceObservation.gpu_id).in_(sorted({gpu_id for gpu_id, _ in keys})),
-        col(PriceObservation.quarantined).is_(False),
-        # A launch MSRP is years old by construction; it says nothing about today's market.
-        col(PriceObservation.kind) != "msrp",
-        col(PriceObservation.observed_at) >= now - timedelta(days=window_days),
-    )
+    since = now - timedelta(days=rules.window_days)
     latest: dict[tuple[MedianKey, str, str], tuple[datetime, Decimal]] = {}
-    for row, (gpu_id, condition, usd, source, listing_id, at) in enumerate(session.execute(query)):
-        key = (gpu_id, MARKET_GROUPS.get(condition, condition))
-        if key not in keys:
+    for row, o in enumerate(_market_rows(session, {gpu for gpu, _ in keys}, since)):
+        key = (o.gpu_id, MARKET_GROUPS.get(o.condition, o.condition))
+        if key not in keys or o.measure == LIST_PRICE:
             continue
-        listing = (key, source, listing_id or f"row:{row}")  # no id: its own listing
-        if listing not in latest or at > latest[listing][0]:
-            latest[listing] = (at, usd)
+        listing = (key, o.source, o.listing_id or f"row:{row}")  # no id: its own listing
+        if listing not in latest or o.observed_at > latest[listing][0]:
+            latest[listing] = (o.observed_at, o.price_usd)
     prices: dict[MedianKey, list[Decimal]] = defaultdict(list)
     for (key, _source, _listing), (_at, usd) in latest.items():
         prices[key].append(usd)
     return {
         key: Decimal(statistics.median(values))
         for key, values in prices.items()
-        if len(values) >= min_listings
+        if len(values) >= rules.min_n
     }
 
 
+def references(
+    session: Session, keys: Set[MedianKey], now: datetime, rules: QuarantineRules
+) -> dict[MedianKey, Decimal]:
+    """The reference price of each key (see the module docstring); keys without any
+    market data and without a list price are absent."""
+    found = recent_medians(session, keys, now, rules)
+    missing = {key for key in keys if key not in found}
+    if not missing:
+        return found
+    rows = _market_rows(session, {gpu for gpu, _ in missing})
+    # Any age, any launch price: a reference, not a ranking price.
+    policy = PricePolicy(now=now, stale_days=10**6, list_price_max_age_days=10**6)
+    catalog = load_catalog().by_id
+    for gpu_id, group in missing:
+        of_gpu = [o for o in rows if o.gpu_id == gpu_id]
+        newest = market_price(of_gpu, group, policy)
+        if newest is not None:
+            found[(gpu_id, group)] = newest.usd
+        elif (spec := catalog.get(gpu_id)) is not None and spec.launch_price_usd:
+            found[(gpu_id, group)] = list_price_reference(Decimal(spec.launch_price_usd), group)
+    return found
+
+
+def list_price_reference(launch_usd: Decimal, group: str) -> Decimal:
+    """With no market data, the launch price anchors the band. Used cards sell below it
+    (an old card for a fraction), so their reference is half of it: with the factor of 3,
+    used prices between a sixth and 1.5x the launch price pass."""
+    return launch_usd if group == "new" else launch_usd / 2
+
+
 def quarantine_reason(
-    price: Decimal, median: Decimal | None, factor: Decimal = FACTOR
+    price: Decimal, reference: Decimal | None, factor: Decimal = DEFAULT_FACTOR
 ) -> str | None:
-    """Why `price` is held back against the recent `median`, or None."""
-    if median is None or median <= 0:
+    """Why `price` is held back against the `reference`, or None."""
+    if reference is None or reference <= 0:
         return None
-    if price > median * factor:
+    if price > reference * factor:
         return "above_median_factor"
-    if price < median / factor:
+    if price < reference / factor:
         return "below_median_factor"
     return None

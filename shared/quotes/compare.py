@@ -11,6 +11,7 @@ in reference-GPU-hours; cost per unit of work = total / work.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from decimal import Decimal
 
 from sqlmodel import Session
@@ -20,7 +21,7 @@ from shared.quotes.models import Quote
 from shared.quotes.service import compute_cluster, store
 from shared.settings import Settings
 from shared.tco import defaults as d
-from shared.tco.cloud import PRICINGS, cheapest_offer
+from shared.tco.cloud import PRICINGS, Currency, cheapest_offer
 from shared.tco.inputs import TcoInputError, build_speed
 from shared.tco.model import money
 
@@ -141,10 +142,13 @@ def _rent(session: Session, c: Candidate, req: CompareRequest, s: Settings) -> C
     speed = build_speed(spec_of("candidates.gpu", c.gpu), c.count, req.task, req.precision, 1.0)
     price, source = c.cloud_usd_per_hour, "request"
     if price is None:
-        offer = cheapest_offer(session, c.gpu, c.pricing, s.market_window_days)
+        offer = cheapest_offer(
+            session, c.gpu, c.pricing, Currency.from_settings(s, datetime.now(UTC))
+        )
         if offer is None:
             raise QuoteInputError(
-                "candidates.cloud_usd_per_hour", f"no {c.pricing} offer for {c.gpu}: give one"
+                "candidates.cloud_usd_per_hour",
+                f"no current {c.pricing} offer for {c.gpu}: give one",
             )
         price = offer.usd_per_gpu_hour
         source = (

@@ -9,11 +9,17 @@ from shared.catalog.specs import GpuSpec
 # A 1,600 W PSU is the largest many US outlets can feed; CPU and board take ~200 W.
 US_OUTLET_PSU_W = 1600
 SYSTEM_BASE_W = 200
-STALE_PRICE_DAYS = 365
+STALE_PRICE_DAYS = 90
 
 
 def build_caveats(
-    gpu: GpuSpec, count: int, price_observed_at: datetime | None, now: datetime
+    gpu: GpuSpec,
+    count: int,
+    price_observed_at: datetime | None,
+    now: datetime,
+    *,
+    stale_days: int = STALE_PRICE_DAYS,
+    rental: bool = False,
 ) -> list[str]:
     notes: list[str] = []
     if not gpu.has_tensor_cores:
@@ -22,13 +28,17 @@ def build_caveats(
         notes.append("AMD ROCm: fewer frameworks and tricks than CUDA; throughput less certain")
     if gpu.geforce_eula:
         notes.append("GeForce/TITAN driver licence bars datacenter deployment")
-    if gpu.form_factor in {"sxm", "oam", "superchip"}:
+    if gpu.form_factor in {"sxm", "oam", "superchip"} and not rental:
         notes.append("SXM/OAM module: sold in 8-GPU servers; priced with a server base")
-    notes.extend(_multi_gpu_caveats(gpu, count))
+    if not rental:
+        notes.extend(_multi_gpu_caveats(gpu, count))
     if price_observed_at is not None:
         age = (now - price_observed_at).days
-        if age > STALE_PRICE_DAYS:
-            notes.append(f"price is {age} days old ({price_observed_at.date().isoformat()})")
+        if age > stale_days:
+            notes.append(
+                f"stale price: {age} days old ({price_observed_at.date().isoformat()}), "
+                f"older than {stale_days} days"
+            )
     return notes
 
 

@@ -17,14 +17,15 @@ from sqlalchemy import Integer, cast, delete, func, insert
 from sqlmodel import Session, col, select
 
 from shared.catalog.specs import GpuSpec, load_catalog
-from shared.models import PriceObservation, Score, ScoreState
+from shared.models import CloudOffer, PriceObservation, Score, ScoreState
 from shared.perfmodel.base import PerformanceModel, Prediction
 from shared.perfmodel.registry import get_model
-from shared.pricing.market import MarketPrice, cheapest, market_price
+from shared.pricing.market import MarketPrice, PricePolicy, cheapest, market_price
 from shared.pricing.system_cost import system_cost
-from shared.scoring.tasks import PRECISION_NAMES, SCORE_CONDITIONS, TASKS
+from shared.scoring.tasks import CLOUD_CONDITIONS, PRECISION_NAMES, SCORE_CONDITIONS, TASKS
 from shared.settings import Settings, get_settings
 from shared.sources_model import last_successes, stale_source_names
+from shared.tco.cloud import CloudPrice, Currency, cheapest_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,14 +90,28 @@ def _compute_rows(
 ) -> list[dict[str, Any]]:
     catalog = load_catalog()
     observations = _observations_by_gpu(session, ids)
+    offers = _offers_by_gpu(session, ids)
     health = SourceHealth.read(session)
     now = datetime.now(UTC)
+    policy = health.policy(settings, now)
+    currency = Currency.from_settings(settings, now)
     rows: list[dict[str, Any]] = []
     for gpu_id in ids:
         gpu = catalog.by_id[gpu_id]
-        prices = gpu_prices(observations.get(gpu_id, []), settings.market_window_days, health)
-        rows.extend(_gpu_rows(gpu, prices, model, settings, now))
+        prices = gpu_prices(observations.get(gpu_id, []), policy)
+        rentals = {
+            condition: cheapest_of(offers.get(gpu_id, []), pricing, currency)
+            for condition, pricing in CLOUD_CONDITIONS.items()
+        }
+        rows.extend(_gpu_rows(gpu, prices, rentals, model, settings, now))
     return rows
+
+
+def _offers_by_gpu(session: Session, ids: Sequence[str]) -> dict[str, list[CloudOffer]]:
+    grouped: dict[str, list[CloudOffer]] = defaultdict(list)
+    for offer in session.exec(select(CloudOffer).where(col(CloudOffer.gpu_id).in_(ids))):
+        grouped[offer.gpu_id].append(offer)
+    return grouped
 
 
 def _watermark(session: Session, ids: Sequence[str]) -> tuple[Any, ...]:
@@ -105,7 +120,8 @@ def _watermark(session: Session, ids: Sequence[str]) -> tuple[Any, ...]:
     query = select(func.max(PriceObservation.id), func.count(), quarantined).where(
         col(PriceObservation.gpu_id).in_(ids)
     )
-    return tuple(session.exec(query).one())
+    offers = select(func.max(CloudOffer.id)).where(col(CloudOffer.gpu_id).in_(ids))
+    return (*session.exec(query).one(), session.exec(offers).one())
 
 
 def _lock_state(session: Session, version: str) -> ScoreState:
@@ -140,21 +156,18 @@ class SourceHealth:
     def read(cls, session: Session) -> SourceHealth:
         return cls(stale_source_names(session), last_successes(session))
 
+    def policy(self, settings: Settings, now: datetime) -> PricePolicy:
+        return PricePolicy.from_settings(
+            settings, now, stale_sources=self.stale, last_runs=self.last_runs
+        )
+
 
 def gpu_prices(
-    observations: Sequence[PriceObservation],
-    window_days: int,
-    health: SourceHealth = SourceHealth(),
+    observations: Sequence[PriceObservation], policy: PricePolicy
 ) -> dict[str, MarketPrice | None]:
+    """The market price per condition ("new", "used", and "any": see `cheapest`)."""
     prices = {
-        condition: market_price(
-            observations,
-            condition,
-            window_days,
-            stale_sources=health.stale,
-            last_runs=health.last_runs,
-        )
-        for condition in ("new", "used")
+        condition: market_price(observations, condition, policy) for condition in ("new", "used")
     }
     return {**prices, "any": cheapest(prices.values())}
 
@@ -162,13 +175,14 @@ def gpu_prices(
 def _gpu_rows(
     gpu: GpuSpec,
     prices: Mapping[str, MarketPrice | None],
+    rentals: Mapping[str, CloudPrice | None],
     model: PerformanceModel,
     settings: Settings,
     now: datetime,
 ) -> list[dict[str, Any]]:
-    if not any(prices.values()):
+    if not any(prices.values()) and not any(rentals.values()):
         return []
-    base = system_cost(gpu, 1, settings)
+    base = system_cost(gpu, 1, settings).usd
     predictions = {
         (family, precision): model.predict(gpu, family, precision)
         for family in {t.family for t in TASKS.values()}
@@ -183,19 +197,58 @@ def _gpu_rows(
             for condition in SCORE_CONDITIONS:
                 price = prices[condition]
                 if price is not None:
-                    rows.append(_row(task.name, condition, prediction, price, base.usd, now))
+                    rows.append(_row(task.name, condition, prediction, _bought(price, base), now))
+            for condition, rental in rentals.items():
+                if rental is not None:
+                    rows.append(_row(task.name, condition, prediction, _rented(rental), now))
     return rows
 
 
+@dataclass(frozen=True, slots=True)
+class _Priced:
+    """The price columns of a Score row: a purchase with its system, or a rental."""
+
+    usd: Decimal
+    system_usd: Decimal
+    condition: str
+    kind: str
+    source: str
+    observed_at: datetime
+    n: int
+    measure: str
+
+
+def _bought(price: MarketPrice, system_usd: Decimal) -> _Priced:
+    return _Priced(
+        price.usd,
+        system_usd,
+        price.condition,
+        price.kind,
+        price.source,
+        price.observed_at,
+        price.n,
+        price.measure,
+    )
+
+
+def _rented(offer: CloudPrice) -> _Priced:
+    source = f"{offer.provider} {offer.instance_type} ({offer.region}): {offer.source}"
+    return _Priced(
+        offer.usd_per_gpu_hour,
+        Decimal(0),  # the hourly price includes the machine around the GPU
+        "cloud",
+        offer.kind,
+        source,
+        offer.observed_at,
+        1,
+        offer.measure,
+    )
+
+
 def _row(
-    task: str,
-    condition: str,
-    prediction: Prediction,
-    price: MarketPrice,
-    system_usd: Decimal,
-    now: datetime,
+    task: str, condition: str, prediction: Prediction, price: _Priced, now: datetime
 ) -> dict[str, Any]:
-    total = price.usd + system_usd
+    total = price.usd + price.system_usd
     return {
         "gpu_id": prediction.gpu_id,
         "task": task,
@@ -211,7 +264,8 @@ def _row(
         "price_source": price.source[:256],
         "price_observed_at": price.observed_at,
         "price_n": price.n,
-        "system_cost_usd": system_usd,
+        "price_measure": price.measure,
+        "system_cost_usd": price.system_usd,
         "perf_per_dollar": prediction.relative_throughput / float(total),
         "model_version": prediction.model_version,
         "explanation": prediction.explanation,

@@ -33,3 +33,5 @@ TASKS: dict[str, TaskProfile] = {
 TASK_NAMES = tuple(TASKS)
 PRECISION_NAMES = ("fp16", "bf16", "tf32", "fp32", "fp8", "int8")
 SCORE_CONDITIONS = ("new", "used", "any")
+# Rentals ranked per GPU-hour: /recommend?condition=cloud&pricing=on-demand|spot.
+CLOUD_CONDITIONS = {"cloud:on-demand": "on-demand", "cloud:spot": "spot"}

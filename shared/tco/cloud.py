@@ -1,8 +1,9 @@
 """Current cloud prices per GPU-hour from the stored offers (scraped or bundled snapshots).
 
-"Current" means each provider's newest price list: for a provider, only offers observed
-within `window_days` of its newest offer of that GPU count. Older lists of the same
-provider are history, not a price one can rent at today.
+"Current" means each provider's newest price list, and only if that list is recent: for
+a provider, each instance type's newest offer among those observed within `window_days`
+of the provider's newest offer, and none older than `stale_days` (a price list that old
+is history, not a price one can rent at today).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from decimal import Decimal
 from sqlmodel import Session, select
 
 from shared.models import CloudOffer
+from shared.settings import Settings
 
 PRICINGS = ("on-demand", "spot")
 PER_GPU_HOUR = Decimal("0.00001")
@@ -33,20 +35,43 @@ class CloudPrice:
     kind: str
     source: str
     observed_at: datetime
+    measure: str = "list"
 
 
 def _hourly(offer: CloudOffer, pricing: str) -> Decimal | None:
     return offer.on_demand_usd_per_hour if pricing == "on-demand" else offer.spot_usd_per_hour
 
 
-def _current(offers: Iterable[CloudOffer], window_days: int) -> list[CloudOffer]:
+@dataclass(frozen=True, slots=True)
+class Currency:
+    """What makes an offer current at `now`."""
+
+    now: datetime
+    window_days: int = 7
+    stale_days: int = 90
+
+    @classmethod
+    def from_settings(cls, settings: Settings, now: datetime) -> Currency:
+        return cls(now, settings.market_window_days, settings.price_stale_days)
+
+
+def current_offers(offers: Iterable[CloudOffer], currency: Currency) -> list[CloudOffer]:
+    """Each provider's newest list, one offer per instance type and region, if recent."""
     by_provider: dict[str, list[CloudOffer]] = defaultdict(list)
     for offer in offers:
-        by_provider[offer.provider].append(offer)
+        if currency.now - offer.observed_at <= timedelta(days=currency.stale_days):
+            by_provider[offer.provider].append(offer)
     current: list[CloudOffer] = []
     for group in by_provider.values():
-        since = max(o.observed_at for o in group) - timedelta(days=window_days)
-        current.extend(o for o in group if o.observed_at >= since)
+        since = max(o.observed_at for o in group) - timedelta(days=currency.window_days)
+        newest: dict[tuple[str, str, float], CloudOffer] = {}
+        for o in group:
+            key = (o.instance_type, o.region, o.gpu_count)
+            if o.observed_at >= since and (
+                key not in newest or o.observed_at > newest[key].observed_at
+            ):
+                newest[key] = o
+        current.extend(newest.values())
     return current
 
 
@@ -66,26 +91,39 @@ def to_price(offer: CloudOffer, pricing: str) -> CloudPrice | None:
         offer.kind,
         offer.source,
         offer.observed_at,
+        offer.measure,
     )
 
 
 def cheapest_offer(
-    session: Session, gpu_id: str, pricing: str, window_days: int
+    session: Session, gpu_id: str, pricing: str, currency: Currency
 ) -> CloudPrice | None:
     """The cheapest current offer per GPU-hour; whole GPUs only (no fractional slices)."""
     offers = session.exec(select(CloudOffer).where(CloudOffer.gpu_id == gpu_id)).all()
+    return cheapest_of(offers, pricing, currency)
+
+
+def cheapest_of(
+    offers: Iterable[CloudOffer], pricing: str, currency: Currency
+) -> CloudPrice | None:
     whole = [o for o in offers if o.gpu_count >= 1 and _hourly(o, pricing) is not None]
-    prices = [p for o in _current(whole, window_days) if (p := to_price(o, pricing))]
+    prices = [p for o in current_offers(whole, currency) if (p := to_price(o, pricing))]
     if not prices:
         return None
     return min(prices, key=lambda p: (p.usd_per_gpu_hour, p.provider, p.instance_type))
 
 
-def gpus_with_offers(session: Session, pricing: str) -> set[str]:
+def gpus_with_offers(session: Session, pricing: str, currency: Currency) -> set[str]:
+    """GPUs one can rent today at `pricing` (history does not count)."""
     column = (
         CloudOffer.on_demand_usd_per_hour
         if pricing == "on-demand"
         else CloudOffer.spot_usd_per_hour
     )
-    query = select(CloudOffer.gpu_id).where(column.is_not(None)).distinct()  # type: ignore[union-attr]
+    since = currency.now - timedelta(days=currency.stale_days)
+    query = (
+        select(CloudOffer.gpu_id)
+        .where(column.is_not(None), CloudOffer.observed_at >= since)  # type: ignore[union-attr]
+        .distinct()
+    )
     return set(session.exec(query))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from decimal import Decimal
 
 from sqlmodel import Session, select
@@ -18,12 +19,13 @@ from shared.perfmodel.calibrated import CalibratedModel
 from shared.perfmodel.power import power_limit
 from shared.perfmodel.registry import multi_gpu_speedup
 from shared.pricing.market import MarketPrice
+from shared.pricing.measures import describe
 from shared.pricing.system_cost import system_cost
 from shared.scoring.compute import SourceHealth, gpu_prices
 from shared.scoring.tasks import PRECISION_NAMES, TASKS
 from shared.settings import Settings
 from shared.tco import defaults as d
-from shared.tco.cloud import CloudPrice, cheapest_offer, gpus_with_offers
+from shared.tco.cloud import CloudPrice, Currency, cheapest_offer, gpus_with_offers
 from shared.tco.defaults import Sourced
 from shared.tco.model import TcoInputs, TcoResult, compute_tco, money
 from shared.tco.resale import estimate_resale
@@ -79,8 +81,8 @@ def market_price_for(
 ) -> MarketPrice | None:
     query = select(PriceObservation).where(PriceObservation.gpu_id == gpu_id)
     observations = session.exec(query).all()
-    health = SourceHealth.read(session)
-    return gpu_prices(observations, settings.market_window_days, health)[condition]
+    policy = SourceHealth.read(session).policy(settings, datetime.now(UTC))
+    return gpu_prices(observations, policy)[condition]
 
 
 def price_basis(price: MarketPrice) -> d.Basis:
@@ -155,7 +157,7 @@ def _purchase(
             price.usd,
             "USD per GPU",
             price_basis(price),
-            f"{price.source}: {price.method}",
+            f"{price.source}: {price.method} ({describe(price.measure)})",
             price.observed_at.date(),
         )
     )
@@ -208,9 +210,10 @@ def _resale(
 
 
 def _closest_cloud_gpu(
-    session: Session, gpu: GpuSpec, req: TcoRequest, own_single: float
+    session: Session, gpu: GpuSpec, req: TcoRequest, own_single: float, settings: Settings
 ) -> GpuSpec:
-    available = gpus_with_offers(session, req.pricing)
+    currency = Currency.from_settings(settings, datetime.now(UTC))
+    available = gpus_with_offers(session, req.pricing, currency)
     if gpu.id in available:
         return gpu
     best: tuple[float, str] | None = None
@@ -225,7 +228,9 @@ def _closest_cloud_gpu(
         if best is None or distance < best[0]:
             best = (distance, gpu_id)
     if best is None:
-        raise TcoInputError("cloud_gpu", f"no {req.pricing} cloud offers stored: give cloud_gpu")
+        raise TcoInputError(
+            "cloud_gpu", f"no current {req.pricing} cloud offers stored: give cloud_gpu"
+        )
     return load_catalog().by_id[best[1]]
 
 
@@ -239,7 +244,8 @@ def _cloud(
     if req.cloud_usd_per_hour is not None:
         out.append(_input("cloud_usd_per_hour", req.cloud_usd_per_hour, "USD per GPU-hour"))
         return req.cloud_usd_per_hour, None
-    offer = cheapest_offer(session, cloud_gpu.id, req.pricing, settings.market_window_days)
+    currency = Currency.from_settings(settings, datetime.now(UTC))
+    offer = cheapest_offer(session, cloud_gpu.id, req.pricing, currency)
     if offer is None:
         raise TcoInputError(
             "cloud_usd_per_hour",
@@ -252,8 +258,9 @@ def _cloud(
             offer.usd_per_gpu_hour,
             "USD per GPU-hour",
             basis,
-            f"cheapest current {req.pricing} offer: {offer.provider} {offer.instance_type} "
-            f"({offer.region}, {offer.gpu_count:g} GPU) from {offer.source}",
+            f"cheapest current {req.pricing} offer ({describe(offer.measure)}): "
+            f"{offer.provider} {offer.instance_type} ({offer.region}, {offer.gpu_count:g} GPU) "
+            f"from {offer.source}",
             offer.observed_at.date(),
         )
     )
@@ -340,7 +347,7 @@ def build_report(session: Session, req: TcoRequest, settings: Settings) -> TcoRe
     if req.cloud_gpu is not None:
         cloud_gpu = _gpu("cloud_gpu", req.cloud_gpu)
     else:
-        cloud_gpu = _closest_cloud_gpu(session, gpu, req, own_single)
+        cloud_gpu = _closest_cloud_gpu(session, gpu, req, own_single, settings)
     try:
         cloud_speed = build_speed(cloud_gpu, req.count, req.task, req.precision, 1.0)
     except TcoInputError as exc:

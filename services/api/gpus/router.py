@@ -54,4 +54,4 @@ def list_gpus(
 
 @router.get("/gpus/{gpu_id}", response_model=GpuDetail, dependencies=[VaryOnAccept])
 def get_gpu(gpu_id: str, session: SessionDep, settings: SettingsDep) -> GpuDetail:
-    return service.detail(session, catalog_gpu(gpu_id), settings.market_window_days)
+    return service.detail(session, catalog_gpu(gpu_id), settings)

@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import date, datetime
 from decimal import Decimal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
-from services.api.prices.schemas import MarketOut
+from services.api.prices.schemas import MarketOut, QuoteOut
 
 
 class GpuSummary(BaseModel):
@@ -42,6 +42,14 @@ class CloudPrice(BaseModel):
     pricing: str
     source: str
     observed_at: datetime
+    measure: str = Field(
+        description="list (a provider's price list), marketplace_median, "
+        "segment_median or offer (one marketplace host)"
+    )
+    current: bool = Field(
+        description="rentable today: the provider's newest list, and "
+        "not older than the stale age; otherwise history"
+    )
 
 
 class GpuDetail(BaseModel):
@@ -52,3 +60,6 @@ class GpuDetail(BaseModel):
     market_prices: dict[str, MarketOut | None]
     latest_by_kind: dict[str, MarketOut]
     cloud: list[CloudPrice]
+    best_quote: dict[str, QuoteOut | None] = Field(
+        description="cheapest recent posted quote per condition, beside the market price"
+    )

@@ -9,12 +9,13 @@ from decimal import Decimal
 from sqlmodel import Session, select
 
 from services.api.gpus.schemas import CloudPrice, GpuDetail, GpuSummary
-from services.api.prices.service import market_out
+from services.api.prices.service import market_out, quotes_of
 from shared.catalog.specs import GpuSpec
 from shared.models import CloudOffer, PriceObservation
 from shared.pricing.market import market_price
 from shared.scoring.compute import SourceHealth, gpu_prices
-from shared.tco.cloud import PRICINGS, to_price
+from shared.settings import Settings
+from shared.tco.cloud import PRICINGS, Currency, current_offers, to_price
 
 PROVENANCE_FIELDS = ("sources", "notes")
 
@@ -23,8 +24,9 @@ def summary(spec: GpuSpec) -> GpuSummary:
     return GpuSummary.model_validate(asdict(spec))
 
 
-def _cloud_prices(session: Session, gpu_id: str) -> list[CloudPrice]:
+def _cloud_prices(session: Session, gpu_id: str, currency: Currency) -> list[CloudPrice]:
     offers = session.exec(select(CloudOffer).where(CloudOffer.gpu_id == gpu_id)).all()
+    current = {id(o) for o in current_offers(offers, currency)}
     prices = []
     for offer in offers:
         for pricing in PRICINGS:
@@ -41,13 +43,15 @@ def _cloud_prices(session: Session, gpu_id: str) -> list[CloudPrice]:
                     pricing=pricing,
                     source=price.source,
                     observed_at=price.observed_at,
+                    measure=price.measure,
+                    current=id(offer) in current,
                 )
             )
-    prices.sort(key=lambda p: (p.pricing, p.usd_per_gpu_hour))
+    prices.sort(key=lambda p: (not p.current, p.pricing, p.usd_per_gpu_hour))
     return prices
 
 
-def detail(session: Session, spec: GpuSpec, window_days: int) -> GpuDetail:
+def detail(session: Session, spec: GpuSpec, settings: Settings) -> GpuDetail:
     observations = session.exec(
         select(PriceObservation).where(
             PriceObservation.gpu_id == spec.id,
@@ -55,24 +59,24 @@ def detail(session: Session, spec: GpuSpec, window_days: int) -> GpuDetail:
         )
     ).all()
     now = datetime.now(UTC)
+    policy = SourceHealth.read(session).policy(settings, now)
     kinds = sorted({o.kind for o in observations})
     latest_by_kind = {}
     for kind in kinds:
         of_kind = [o for o in observations if o.kind == kind]
         for condition in ("new", "used"):
-            price = market_price(of_kind, condition, window_days)
+            price = market_price(of_kind, condition, policy)
             if price is not None:
                 latest_by_kind[f"{kind}:{condition}"] = market_out(price, now)
     spec_fields = {k: v for k, v in asdict(spec).items() if k not in PROVENANCE_FIELDS}
+    best_quote, _recent = quotes_of(session, spec.id, now, settings.price_stale_days)
     return GpuDetail(
         id=spec.id,
         name=spec.name,
         specs=spec_fields,
         provenance={"sources": spec.sources, "notes": spec.notes, "catalog": "gpu_catalog.csv"},
-        market_prices={
-            k: market_out(v, now)
-            for k, v in gpu_prices(observations, window_days, SourceHealth.read(session)).items()
-        },
+        market_prices={k: market_out(v, now) for k, v in gpu_prices(observations, policy).items()},
         latest_by_kind=latest_by_kind,
-        cloud=_cloud_prices(session, spec.id),
+        cloud=_cloud_prices(session, spec.id, Currency.from_settings(settings, now)),
+        best_quote=best_quote,
     )

@@ -7,10 +7,14 @@ from typing import Any
 
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
+from sqlalchemy import func
+from sqlmodel import Session, col, select
 
 from services.api.deps import SessionDep, SettingsDep
 from shared.broker import broker_reachable
-from shared.models import ScoreState
+from shared.models import CloudOffer, PriceObservation, ScoreState
+from shared.pricing.measures import QUOTE_KINDS
+from shared.settings import Settings
 
 router = APIRouter(tags=["health"])
 
@@ -37,6 +41,9 @@ def health(session: SessionDep, settings: SettingsDep) -> JSONResponse:
     content["newest_price_age_hours"] = (
         round((datetime.now(UTC) - newest).total_seconds() / 3600, 1) if newest else None
     )
+    content["prices"] = _price_freshness(session, settings)
+    if any(p["stale"] is True for p in content["prices"].values()) and content["status"] == "ok":
+        content["status"] = "degraded"
     content["scores"] = (
         {
             "revision": state.revision,
@@ -47,3 +54,38 @@ def health(session: SessionDep, settings: SettingsDep) -> JSONResponse:
         else None
     )
     return JSONResponse(content)
+
+
+# Market groups /health reports; "used" covers refurbished and open-box cards.
+_GROUPS = {"new": ("new",), "used": ("used", "refurbished", "open-box")}
+
+
+def _freshness(newest: datetime | None, settings: Settings, now: datetime) -> dict[str, Any]:
+    age = (now - newest).total_seconds() / 86400 if newest else None
+    return {
+        "newest_at": newest.isoformat() if newest else None,
+        "age_days": round(age, 1) if age is not None else None,
+        "stale_after_days": settings.price_stale_days,
+        # None: no prices of this kind at all (e.g. a deployment that rents nothing).
+        "stale": None if age is None else age > settings.price_stale_days,
+    }
+
+
+def _price_freshness(session: Session, settings: Settings) -> dict[str, dict[str, Any]]:
+    """Per condition, the newest market price (quotes left out) and whether it is stale:
+    a service whose newest used price is months old answers from history."""
+    now = datetime.now(UTC)
+    report = {}
+    for group, conditions in _GROUPS.items():
+        newest = session.exec(
+            select(func.max(PriceObservation.observed_at)).where(
+                col(PriceObservation.condition).in_(conditions),
+                col(PriceObservation.quarantined).is_(False),
+                col(PriceObservation.kind).not_in(sorted(QUOTE_KINDS)),
+                PriceObservation.measure != "list_price",
+            )
+        ).one()
+        report[group] = _freshness(newest, settings, now)
+    cloud = session.exec(select(func.max(CloudOffer.observed_at))).one()
+    report["cloud"] = _freshness(cloud, settings, now)
+    return report

@@ -14,6 +14,7 @@ from services.api.prices import service
 from services.api.prices.schemas import ConditionFilter, PriceCreated, PriceHistory, PriceIn
 from shared.catalog.aliases import resolve_alias
 from shared.pricing.intake import PriceInput, record_price
+from shared.scoring.compute import SourceHealth
 
 router = APIRouter(tags=["prices"])
 # Past any history we keep; larger values are typos (and overflow SQLite's integers).
@@ -55,19 +56,21 @@ def get_prices(
         since=since,
         limit=limit,
         offset=offset,
-        window_days=settings.market_window_days,
-        now=datetime.now(UTC),
+        policy=SourceHealth.read(session).policy(settings, datetime.now(UTC)),
     )
 
 
 @router.post("/prices", response_model=PriceCreated, status_code=201)
-def post_price(body: PriceIn, key: WriteKey, session: SessionDep) -> PriceCreated:
-    """Record a price from outside the scraper; scores and alerts follow the commit."""
+def post_price(
+    body: PriceIn, key: WriteKey, session: SessionDep, settings: SettingsDep
+) -> PriceCreated:
+    """Record a quote (a price from outside the scraper); alerts follow the commit. A quote
+    is shown beside the market price and never replaces it in rankings."""
     gpu_id = resolve_alias(body.gpu_id) or body.gpu_id
     price = PriceInput(
         gpu_id, body.usd, body.condition, body.source, body.title, body.url, body.quantity
     )
-    observation = record_price(session, price)  # a PriceRejected answers 422
+    observation = record_price(session, price, settings)  # a PriceRejected answers 422
     assert observation.id is not None
     return PriceCreated(
         id=observation.id,

@@ -24,6 +24,9 @@ class PricePoint(BaseModel):
     title: str | None
     quantity: int
     quarantined: bool = Field(description="an implausible jump held back from market prices")
+    measure: str = Field(
+        description="sale, sold_average, ask, cheapest_asks_mean, median_ask, list_price or quote"
+    )
 
 
 class SourceMarketOut(BaseModel):
@@ -53,13 +56,40 @@ class MarketOut(BaseModel):
     observed_at: datetime
     oldest_at: datetime | None
     age_days: float = Field(description="freshness: days since the newest price used")
-    stale: bool
+    stale: bool = Field(
+        description="older than the stale age (default 90 days) or from sources "
+        "that stopped answering; stale_reason says which"
+    )
     by_source: list[SourceMarketOut]
+    measure: str = Field(
+        description="what the price measures: sale, sold_average, ask, "
+        "cheapest_asks_mean, median_ask or list_price"
+    )
+    measure_description: str
+    stale_reason: str | None = None
+
+
+class QuoteOut(BaseModel):
+    """A price posted to us: shown beside the market, never the market price."""
+
+    id: int
+    usd: Decimal
+    condition: str
+    source: str
+    observed_at: datetime
+    age_days: float
+    title: str | None = None
+    url: str | None = None
+    quarantined: bool = False
 
 
 class PriceHistory(BaseModel):
     gpu_id: str
     market: dict[str, MarketOut | None]
+    best_quote: dict[str, QuoteOut | None] = Field(
+        description="cheapest recent posted quote per condition (not quarantined)"
+    )
+    quotes: list[QuoteOut] = Field(description="posted quotes of the stale age, newest first")
     total: int
     limit: int
     offset: int
@@ -89,5 +119,10 @@ class PriceCreated(BaseModel):
     source: str
     observed_at: datetime
     quarantined: bool = Field(
-        description="stored but held out of market prices: beyond 3x the 30-day median"
+        description="stored but held back (fires no alert): beyond 3x the market reference"
+    )
+    measure: str = Field(default="quote", description="posted prices are quotes")
+    note: str = Field(
+        default="a quote: shown beside the market price and used by alerts; it never "
+        "replaces the market price that rankings use"
     )

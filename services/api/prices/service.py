@@ -14,13 +14,22 @@ from services.api.prices.schemas import (
     MarketOut,
     PriceHistory,
     PricePoint,
+    QuoteOut,
     SourceMarketOut,
 )
 from shared.models import PriceObservation
-from shared.pricing.market import CONDITION_GROUPS, SOLD_SUFFIX, MarketPrice, market_price
-from shared.sources_model import last_successes, stale_source_names
+from shared.pricing.market import (
+    CONDITION_GROUPS,
+    SOLD_SUFFIX,
+    MarketPrice,
+    PricePolicy,
+    market_price,
+)
+from shared.pricing.measures import describe
+from shared.pricing.quotes import best_for, best_quotes, recent_quotes
 
 SECONDS_PER_DAY = 86400
+QUOTES_SHOWN = 20
 
 
 def history(
@@ -32,8 +41,7 @@ def history(
     since: datetime | None,
     limit: int,
     offset: int,
-    window_days: int,
-    now: datetime,
+    policy: PricePolicy,
 ) -> PriceHistory:
     if source is not None:
         _check_source(session, gpu_id, source)
@@ -47,9 +55,12 @@ def history(
         .limit(limit)
     )
     items = [_point(o) for o in session.exec(query)]
+    best, quotes = quotes_of(session, gpu_id, policy.now, policy.stale_days)
     return PriceHistory(
         gpu_id=gpu_id,
-        market=market(session, gpu_id, window_days, now),
+        market=market(session, gpu_id, policy),
+        best_quote=best,
+        quotes=quotes,
         total=total,
         limit=limit,
         offset=offset,
@@ -101,27 +112,49 @@ def _point(o: PriceObservation) -> PricePoint:
         title=o.title,
         quantity=o.quantity,
         quarantined=o.quarantined,
+        measure=o.measure,
     )
 
 
-def market(
-    session: Session, gpu_id: str, window_days: int, now: datetime
-) -> dict[str, MarketOut | None]:
+def market(session: Session, gpu_id: str, policy: PricePolicy) -> dict[str, MarketOut | None]:
     """Market price per condition, leaving out stale sources when fresh ones have prices."""
     query = select(PriceObservation).where(
         PriceObservation.gpu_id == gpu_id,
         col(PriceObservation.quarantined).is_(False),
     )
     observations: Sequence[PriceObservation] = session.exec(query).all()
-    stale = stale_source_names(session)
-    runs = last_successes(session)
     return {
-        condition: market_out(
-            market_price(observations, condition, window_days, stale_sources=stale, last_runs=runs),
-            now,
-        )
+        condition: market_out(market_price(observations, condition, policy), policy.now)
         for condition in CONDITION_GROUPS
     }
+
+
+def quote_out(quote: PriceObservation, now: datetime) -> QuoteOut:
+    assert quote.id is not None
+    return QuoteOut(
+        id=quote.id,
+        usd=quote.price_usd,
+        condition=quote.condition,
+        source=quote.source,
+        observed_at=quote.observed_at,
+        age_days=round((now - quote.observed_at).total_seconds() / SECONDS_PER_DAY, 2),
+        title=quote.title,
+        url=quote.url,
+        quarantined=quote.quarantined,
+    )
+
+
+def quotes_of(
+    session: Session, gpu_id: str, now: datetime, max_age_days: int
+) -> tuple[dict[str, QuoteOut | None], list[QuoteOut]]:
+    """(best quote per condition, recent quotes newest first)."""
+    recent = recent_quotes(session, [gpu_id], now, max_age_days)
+    best = best_quotes(recent)
+    by_condition = {
+        condition: quote_out(q, now) if (q := best_for(best, gpu_id, condition)) else None
+        for condition in CONDITION_GROUPS
+    }
+    return by_condition, [quote_out(q, now) for q in recent[:QUOTES_SHOWN]]
 
 
 def market_out(price: MarketPrice | None, now: datetime) -> MarketOut | None:
@@ -146,6 +179,9 @@ def market_out(price: MarketPrice | None, now: datetime) -> MarketOut | None:
         oldest_at=price.oldest_at,
         age_days=round((now - price.observed_at).total_seconds() / SECONDS_PER_DAY, 2),
         stale=price.stale,
+        measure=price.measure,
+        measure_description=describe(price.measure),
+        stale_reason=price.stale_reason,
         by_source=[
             SourceMarketOut(
                 source=s.source,

@@ -14,6 +14,7 @@ from services.api.recommend.schemas import (
     LlmMode,
     MemoryEstimateOut,
     Precision,
+    Pricing,
     RecommendQuery,
     RecommendResponse,
     Sort,
@@ -40,8 +41,17 @@ def get_recommendation(
         Query(gt=0, le=MAX_MEMORY_GB, description="minimum memory per GPU (GB)"),
     ] = None,
     precision: Annotated[Precision, Query()] = "fp16",
-    condition: Annotated[Condition, Query()] = "any",
-    budget_usd: Annotated[float | None, Query(gt=0, description="maximum price per GPU")] = None,
+    condition: Annotated[
+        Condition,
+        Query(description="new, used, any (the fresher, then cheaper) or cloud (rent)"),
+    ] = "any",
+    pricing: Annotated[
+        Pricing, Query(description="with condition=cloud: on-demand or spot prices")
+    ] = "on-demand",
+    budget_usd: Annotated[
+        float | None,
+        Query(gt=0, description="maximum price per GPU (per GPU-hour with condition=cloud)"),
+    ] = None,
     count: Annotated[int, Query(ge=1, le=64, description="GPUs in one build")] = 1,
     datacenter: Annotated[
         bool, Query(description="exclude cards whose licence bars datacenter use")
@@ -84,6 +94,7 @@ def get_recommendation(
         memory_estimate=estimate,
         precision=precision,
         condition=condition,
+        pricing=pricing,
         budget_usd=budget_usd,
         count=count,
         datacenter=datacenter,

@@ -12,7 +12,8 @@ Task = Literal[
     "cv", "nlp", "llm-inference", "image-generation", "video", "rl", "kaggle", "prototyping"
 ]
 Precision = Literal["fp16", "bf16", "tf32", "fp32", "fp8", "int8"]
-Condition = Literal["new", "used", "any"]
+Condition = Literal["new", "used", "any", "cloud"]
+Pricing = Literal["on-demand", "spot"]
 Sort = Literal["perf_per_dollar", "performance"]
 LlmMode = Literal["inference", "full-finetune", "lora"]
 WeightPrecision = Literal["fp16", "bf16", "int8", "int4"]
@@ -39,12 +40,33 @@ class GpuRef(BaseModel):
 
 
 class PriceOut(BaseModel):
-    usd: Decimal
-    condition: str = Field(description="condition of the priced offer: new or used")
-    kind: str = Field(description="msrp, snapshot, scraped or manual")
+    usd: Decimal = Field(description="per GPU; per GPU-hour when unit is usd_per_gpu_hour")
+    condition: str = Field(description="condition of the priced offer: new, used or cloud")
+    kind: str = Field(description="msrp, snapshot or scraped")
     source: str
     observed_at: datetime
     n: int = Field(description="observations behind the price")
+    measure: str = Field(
+        description="what the price measures: sale, sold_average, ask, cheapest_asks_mean, "
+        "median_ask, list_price; for cloud list, marketplace_median, segment_median or offer"
+    )
+    measure_description: str
+    unit: Literal["usd", "usd_per_gpu_hour"] = "usd"
+    pricing: Pricing | None = Field(default=None, description="cloud: on-demand or spot")
+    age_days: float
+    stale: bool = Field(description="older than the stale age (GPU_ADVISOR_PRICE_STALE_DAYS)")
+
+
+class QuoteRef(BaseModel):
+    """The best posted quote for this GPU: shown beside the market price, never used by
+    the ranking."""
+
+    id: int
+    usd: Decimal
+    condition: str
+    source: str
+    observed_at: datetime
+    age_days: float
 
 
 class PerformanceOut(BaseModel):
@@ -70,6 +92,7 @@ class RecommendResult(BaseModel):
     perf_per_1000_usd: float
     caveats: list[str]
     explanation: str
+    best_quote: QuoteRef | None = None
 
 
 class RecommendQuery(BaseModel):
@@ -79,6 +102,7 @@ class RecommendQuery(BaseModel):
     memory_estimate: MemoryEstimateOut | None = None
     precision: Precision
     condition: Condition
+    pricing: Pricing = "on-demand"
     budget_usd: float | None
     count: int
     datacenter: bool

@@ -2,16 +2,19 @@
 
 Score rows hold one GPU's speed and price; the build arithmetic for `count` GPUs
 (multi-GPU speed-up, base system cost) is applied here because it is cheap and would
-multiply the stored rows by every possible count.
+multiply the stored rows by every possible count. Rentals (condition=cloud) rank the
+same way on the hourly price per GPU, with no system cost: performance per dollar-hour.
+Posted quotes are shown beside each result, never ranked.
 """
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
 from sqlmodel import Session, select
@@ -20,6 +23,7 @@ from services.api.recommend.schemas import (
     GpuRef,
     PerformanceOut,
     PriceOut,
+    QuoteRef,
     RecommendQuery,
     RecommendResponse,
     RecommendResult,
@@ -27,10 +31,14 @@ from services.api.recommend.schemas import (
 from shared.catalog.specs import GpuSpec, load_catalog
 from shared.models import Score, ScoreState
 from shared.perfmodel.registry import get_model, multi_gpu_speedup
+from shared.pricing.measures import describe
+from shared.pricing.quotes import best_for, best_quotes, recent_quotes
 from shared.pricing.system_cost import SystemCost, system_cost
 from shared.scoring.caveats import build_caveats
 from shared.scoring.tasks import TASKS
 from shared.settings import Settings
+
+CENT = Decimal("0.01")
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,12 +135,13 @@ def recommend(
     state: ScoreState | None = None,
 ) -> RecommendResponse:
     state = state or session.get(ScoreState, 1)
-    rows = cache.rows(session, state, (query.task, query.precision, query.condition))
+    rows = cache.rows(session, state, (query.task, query.precision, score_condition(query)))
     now = datetime.now(UTC)
-    candidates = [r for r in rows if _eligible(r, query)]
+    candidates = [r for r in rows if _eligible(r, query, settings, now)]
     # Rank on the cheap numbers first; only the returned rows get caveats and text.
     ranked = sorted(candidates, key=lambda r: _sort_key(r, query, settings))[: query.limit]
-    results = [_result(r, query, settings, now) for r in ranked]
+    quotes = _best_quotes(session, ranked, query, settings, now)
+    results = [_result(r, query, settings, now, quotes.get(r.spec.id)) for r in ranked]
     for rank, result in enumerate(results, start=1):
         result.rank = rank
     return RecommendResponse(
@@ -144,12 +153,27 @@ def recommend(
     )
 
 
+def score_condition(query: RecommendQuery) -> str:
+    """The Score rows' condition: rentals are ranked per pricing."""
+    return f"cloud:{query.pricing}" if query.condition == "cloud" else query.condition
+
+
+def _is_rental(row: Ranked) -> bool:
+    return row.score.condition.startswith("cloud:")
+
+
 def _build(
     row: Ranked, query: RecommendQuery, settings: Settings
 ) -> tuple[float, SystemCost, Decimal]:
-    """(build performance, system cost, total cost) of `count` of this GPU."""
+    """(build performance, system cost, total cost) of `count` of this GPU; for rentals the
+    total is dollars per hour of the whole build."""
     speedup = multi_gpu_speedup(row.spec, query.count, TASKS[query.task].family)
-    system = system_cost(row.spec, query.count, settings)
+    if _is_rental(row):
+        system = SystemCost(
+            Decimal(0), math.ceil(query.count / 8), "cloud", "included in the hourly price"
+        )
+    else:
+        system = system_cost(row.spec, query.count, settings)
     total = row.score.price_usd * query.count + system.usd
     return row.score.relative_performance * speedup, system, total
 
@@ -160,21 +184,79 @@ def _sort_key(row: Ranked, query: RecommendQuery, settings: Settings) -> tuple[f
     return -value, row.spec.id
 
 
-def _eligible(row: Ranked, query: RecommendQuery) -> bool:
+def _eligible(row: Ranked, query: RecommendQuery, settings: Settings, now: datetime) -> bool:
     if row.spec.memory_gb < query.memory_gb:
+        return False
+    # A rental price that aged past the stale age since the last recompute is history.
+    stale_before = now - timedelta(days=settings.price_stale_days)
+    if _is_rental(row) and row.score.price_observed_at < stale_before:
         return False
     if query.datacenter and row.spec.geforce_eula:
         return False
     return query.budget_usd is None or float(row.score.price_usd) <= query.budget_usd
 
 
+def _best_quotes(
+    session: Session,
+    ranked: list[Ranked],
+    query: RecommendQuery,
+    settings: Settings,
+    now: datetime,
+) -> dict[str, QuoteRef]:
+    if query.condition == "cloud" or not ranked:
+        return {}
+    ids = [r.spec.id for r in ranked]
+    best = best_quotes(recent_quotes(session, ids, now, settings.price_stale_days))
+    found: dict[str, QuoteRef] = {}
+    for gpu_id in ids:
+        quote = best_for(best, gpu_id, query.condition)
+        if quote is not None and quote.id is not None:
+            found[gpu_id] = QuoteRef(
+                id=quote.id,
+                usd=quote.price_usd,
+                condition=quote.condition,
+                source=quote.source,
+                observed_at=quote.observed_at,
+                age_days=_age_days(quote.observed_at, now),
+            )
+    return found
+
+
+def _age_days(at: datetime, now: datetime) -> float:
+    return round((now - at).total_seconds() / 86400, 2)
+
+
+def _price_out(row: Ranked, query: RecommendQuery, settings: Settings, now: datetime) -> PriceOut:
+    score = row.score
+    age = _age_days(score.price_observed_at, now)
+    return PriceOut(
+        usd=score.price_usd if _is_rental(row) else score.price_usd.quantize(CENT),
+        condition=score.price_condition,
+        kind=score.price_kind,
+        source=score.price_source,
+        observed_at=score.price_observed_at,
+        n=score.price_n,
+        measure=score.price_measure,
+        measure_description=describe(score.price_measure),
+        unit="usd_per_gpu_hour" if _is_rental(row) else "usd",
+        pricing=query.pricing if _is_rental(row) else None,
+        age_days=age,
+        stale=age > settings.price_stale_days,
+    )
+
+
 def _result(
-    row: Ranked, query: RecommendQuery, settings: Settings, now: datetime
+    row: Ranked,
+    query: RecommendQuery,
+    settings: Settings,
+    now: datetime,
+    quote: QuoteRef | None,
 ) -> RecommendResult:
     spec, score = row.spec, row.score
     performance, system, total = _build(row, query, settings)
     speedup = performance / score.relative_performance
     per_dollar = performance / float(total)
+    price = _price_out(row, query, settings, now)
     return RecommendResult(
         rank=0,
         gpu=GpuRef(
@@ -194,33 +276,46 @@ def _result(
             reference_gpu=get_model().reference_gpu,
             multi_gpu_speedup=round(speedup, 3),
         ),
-        price=PriceOut(
-            usd=score.price_usd,
-            condition=score.price_condition,
-            kind=score.price_kind,
-            source=score.price_source,
-            observed_at=score.price_observed_at,
-            n=score.price_n,
-        ),
+        price=price,
         count=query.count,
         system_cost_usd=system.usd,
         system_cost_basis=f"{system.nodes}x {system.node_kind} ({system.basis})",
-        total_cost_usd=total.quantize(Decimal("0.01")),
+        total_cost_usd=total.quantize(Decimal("0.0001") if _is_rental(row) else CENT),
         perf_per_dollar=per_dollar,
         perf_per_1000_usd=round(per_dollar * 1000, 4),
-        caveats=build_caveats(spec, query.count, score.price_observed_at, now),
-        explanation=_explain(spec, score, query, speedup, total),
+        caveats=build_caveats(
+            spec,
+            query.count,
+            score.price_observed_at,
+            now,
+            stale_days=settings.price_stale_days,
+            rental=_is_rental(row),
+        ),
+        explanation=_explain(spec, score, query, speedup, total, price),
+        best_quote=quote,
     )
 
 
 def _explain(
-    spec: GpuSpec, score: Score, query: RecommendQuery, speedup: float, total: Decimal
+    spec: GpuSpec,
+    score: Score,
+    query: RecommendQuery,
+    speedup: float,
+    total: Decimal,
+    price: PriceOut,
 ) -> str:
     build = f"{query.count}x " if query.count > 1 else ""
     scaling = f", x{speedup:.2f} for {query.count} GPUs" if query.count > 1 else ""
-    return (
+    speed = (
         f"{build}{spec.name}: {score.relative_performance:.2f}x the reference on "
         f"{query.task} at {query.precision}{scaling} ({score.explanation}); "
-        f"${score.price_usd:,.0f} {score.price_condition} ({score.price_kind}, "
-        f"{score.price_observed_at.date().isoformat()}) + system = ${total:,.0f}"
+    )
+    dated = f"{price.measure_description}, {score.price_observed_at.date().isoformat()}"
+    if price.unit == "usd_per_gpu_hour":
+        return (
+            f"{speed}${score.price_usd:,.3f} per GPU-hour {query.pricing} ({dated}) "
+            f"= ${total:,.2f}/h for the build"
+        )
+    return (
+        f"{speed}${score.price_usd:,.0f} {score.price_condition} ({dated}) + system = ${total:,.0f}"
     )

@@ -6,7 +6,7 @@ from datetime import date
 from decimal import Decimal
 from typing import Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 Pricing = Literal["on-demand", "spot"]
 
@@ -83,6 +83,10 @@ class TcoResponse(BaseModel):
     break_even_days: float | None
     break_even_within_horizon: bool
     cheaper: str
+    verdict: str = Field(description="the answer in one sentence, with the dates of the prices")
+    prices_used: list[SourcedOut] = Field(
+        description="the purchase and cloud prices behind the verdict, each with its date"
+    )
     own: OwnSide
     cloud: CloudSide
     monthly: list[MonthOut]

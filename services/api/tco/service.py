@@ -17,6 +17,7 @@ from services.api.tco.schemas import (
 )
 from shared.settings import Settings
 from shared.tco import model
+from shared.tco.defaults import Sourced
 from shared.tco.inputs import TcoReport, TcoRequest, build_report, validate_request
 
 WORK_HOUR = (
@@ -73,6 +74,37 @@ def _cloud(report: TcoReport) -> CloudSide:
     )
 
 
+PRICE_INPUTS = ("gpu_price", "purchase_usd", "cloud_usd_per_hour")
+
+
+def _prices_used(report: TcoReport) -> list[Sourced]:
+    """Market or given prices; the purchase total derived from them is not one."""
+    return [
+        a
+        for a in report.assumptions
+        if a.name.split(" ")[0] in PRICE_INPUTS and (a.as_of is not None or a.basis == "input")
+    ]
+
+
+def _dated(price: Sourced) -> str:
+    when = price.as_of.isoformat() if price.as_of else "given in the request"
+    return f"{price.name} {price.value} {price.unit} ({when})"
+
+
+def verdict(report: TcoReport) -> str:
+    """One sentence a buyer can act on, naming the dates of the prices it rests on."""
+    r, i = report.result, report.inputs
+    cheaper = "Renting" if r.cheaper == "rent" else "Owning"
+    text = f"{cheaper} is cheaper over {i.years:g} years at {i.utilization:.0%} utilization"
+    if r.break_even_days is not None and r.break_even_within_horizon:
+        text += f"; owning breaks even after {r.break_even_days / 30.4375:.1f} months"
+    elif r.break_even_days is not None:
+        text += f"; owning would break even after {r.break_even_days / 365.25:.1f} years"
+    else:
+        text += "; owning never breaks even at these prices"
+    return f"{text}. Prices used: {'; '.join(_dated(p) for p in _prices_used(report))}."
+
+
 def _response(report: TcoReport) -> TcoResponse:
     req, r = report.request, report.result
     return TcoResponse(
@@ -88,6 +120,8 @@ def _response(report: TcoReport) -> TcoResponse:
         break_even_days=r.break_even_days,
         break_even_within_horizon=r.break_even_within_horizon,
         cheaper=r.cheaper,
+        verdict=verdict(report),
+        prices_used=[SourcedOut.model_validate(asdict(a)) for a in _prices_used(report)],
         own=_own(report),
         cloud=_cloud(report),
         monthly=[MonthOut.model_validate(asdict(p)) for p in r.monthly],

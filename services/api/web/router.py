@@ -175,7 +175,7 @@ def gpu_page(gpu_id: str, session: SessionDep, settings: SettingsDep) -> HTMLRes
         raise HTTPException(
             404, {"message": f"unknown GPU {gpu_id!r}; see /gpus for the catalog"}
         ) from exc
-    view = service.gpu_view(session, spec, settings.market_window_days)
+    view = service.gpu_view(session, spec, settings)
     return HTMLResponse(
         service.render("gpu.html", view=view, spec_value=service.spec_value, title=spec.name)
     )

@@ -28,6 +28,7 @@ from services.api.web import svg
 from shared.catalog.specs import GpuSpec, load_catalog
 from shared.perfmodel.predict_api import InvalidInputError, predict_full
 from shared.scoring.tasks import PRECISION_NAMES, TASKS
+from shared.settings import Settings
 
 HERE = Path(__file__).parent
 STATIC_DIR = HERE / "static"
@@ -281,8 +282,8 @@ def _key_specs(spec: GpuSpec) -> list[tuple[str, str]]:
     return specs
 
 
-def gpu_view(session: Session, spec: GpuSpec, window_days: int) -> GpuView:
-    detail = gpus_service.detail(session, spec, window_days)
+def gpu_view(session: Session, spec: GpuSpec, settings: Settings) -> GpuView:
+    detail = gpus_service.detail(session, spec, settings)
     series = data.price_series(observations(session, spec.id))
     predictions, version, reference = _predictions(spec.id)
     groups: dict[str, list[CloudPrice]] = defaultdict(list)

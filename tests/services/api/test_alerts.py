@@ -301,10 +301,13 @@ def test_a_manual_price_far_from_the_market_is_kept_but_quarantined(make_client,
         posted = client.post(
             "/prices", json={**base, "usd": usd, "source": f"vendor-{n}"}, headers=headers
         )
-        assert posted.json()["quarantined"] is False
+        assert posted.json()["quarantined"] is False and posted.json()["measure"] == "quote"
+    # No market data here: the reference is the launch price ($2,250; half for used).
     typo = client.post("/prices", json={**base, "usd": "10000", "source": "typo"}, headers=headers)
     assert typo.status_code == 201 and typo.json()["quarantined"] is True
-    market = client.get("/gpus/rtx-a5000").json()["market_prices"]["used"]
-    assert market["usd"] == "1000.00"  # the typo did not become the market price
+    detail = client.get("/gpus/rtx-a5000").json()
+    assert detail["market_prices"]["used"] is None  # quotes never become the market price
+    assert detail["best_quote"]["used"]["usd"] == "980.00"  # the cheapest, quarantine aside
     history = client.get("/gpus/rtx-a5000/prices", params={"source": "typo"}).json()
     assert [p["quarantined"] for p in history["items"]] == [True]
+    assert history["best_quote"]["used"]["source"] == "vendor-2"

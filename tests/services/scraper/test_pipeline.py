@@ -203,13 +203,12 @@ def test_validate_cloud_merges_the_spot_and_on_demand_rows_of_one_offer() -> Non
 def test_one_listing_seen_in_many_runs_is_one_price_for_the_quarantine_median(session) -> None:
     from datetime import timedelta
 
-    from services.scraper.store import recent_medians
+    from shared.pricing.quarantine import QuarantineRules, recent_medians
     from shared.seed import seed_catalog
     from tests.factories import make_observation
-    from tests.services.scraper.support import make_settings
 
     now = datetime(2026, 11, 20, tzinfo=UTC)
-    settings = make_settings(quarantine_min_n=3)
+    settings = QuarantineRules(min_n=3)
     key = ("rtx-3060-12gb", "used")
     seed_catalog(session)
 
@@ -232,3 +231,38 @@ def test_one_listing_seen_in_many_runs_is_one_price_for_the_quarantine_median(se
     listing("real-1", "250")
     session.flush()
     assert recent_medians(session, {key}, now, settings) == {key: Decimal("250")}
+
+
+def test_without_a_recent_median_a_price_is_judged_by_the_newest_market_or_launch_price(
+    session,
+) -> None:
+    from datetime import timedelta
+
+    from shared.pricing.quarantine import QuarantineRules, quarantine_reason, references
+    from shared.seed import seed_catalog
+    from tests.factories import make_observation
+
+    now = datetime(2026, 11, 20, tzinfo=UTC)
+    seed_catalog(session)
+    rules = QuarantineRules()
+    used_3090, used_3080 = ("rtx-3090", "used"), ("rtx-3080-10gb", "used")
+    # One report price from two months ago, no 30-day median: the newest market price.
+    session.add(
+        make_observation(
+            gpu_id="rtx-3090",
+            usd="1207",
+            kind="snapshot",
+            measure="cheapest_asks_mean",
+            observed_at=now - timedelta(days=60),
+        )
+    )
+    # A posted quote is no reference: it cannot lower the bar for the next one.
+    session.add(make_observation(gpu_id="rtx-3080-10gb", usd="45", kind="manual", measure="quote"))
+    session.flush()
+    found = references(session, {used_3090, used_3080}, now, rules)
+    assert found[used_3090] == Decimal("1207.00")
+    assert quarantine_reason(Decimal("99"), found[used_3090]) == "below_median_factor"
+    # No market data at all for the 3080: half its $699 launch price for a used card.
+    assert found[used_3080] == Decimal("349.5")
+    assert quarantine_reason(Decimal("40"), found[used_3080]) == "below_median_factor"
+    assert quarantine_reason(Decimal("300"), found[used_3080]) is None

@@ -25,7 +25,18 @@ def test_defaults_are_polite() -> None:
     assert settings.per_host_concurrency == 1
     assert settings.per_host_delay_s > 0
     assert settings.user_agent.startswith("GPUAdvisorBot/")
-    assert settings.quarantine_factor == Decimal("3")
+
+
+
+def test_quarantine_settings_are_shared_with_posted_prices(monkeypatch) -> None:
+    from shared.settings import Settings
+
+    assert Settings().quarantine_factor == Decimal("3")
+    # The older scraper-only name still works, for the one shared setting.
+    monkeypatch.setenv("GPU_ADVISOR_SCRAPER_QUARANTINE_FACTOR", "4")
+    assert Settings().quarantine_factor == Decimal("4")
+    monkeypatch.setenv("GPU_ADVISOR_QUARANTINE_FACTOR", "5")
+    assert Settings().quarantine_factor == Decimal("5")
 
 
 def test_robots_cache_cannot_exceed_a_day() -> None:

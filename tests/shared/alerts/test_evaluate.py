@@ -70,21 +70,44 @@ def test_quarantined_and_stale_prices_never_fire(db):
     assert alert_state(db).armed
 
 
-def test_price_drop_pct_compares_with_the_recent_median(db):
+def steady_market(usd_by_condition, days=range(8, 40, 2)):
+    """Three sales a day, every second day, over the month before the last week."""
+    return [
+        make_observation(
+            gpu_id="rtx-3090",
+            condition=condition,
+            source="ebay:sold",
+            measure="sale",
+            usd=str(usd + spread),
+            observed_at=T0 - timedelta(days=d),
+        )
+        for d in days
+        for condition, usd in usd_by_condition.items()
+        for spread in (-20, 0, 20)
+    ]
+
+
+def sales(usd_list, at=T0):
+    return [
+        price(str(usd), at=at - timedelta(hours=n), source="ebay:sold", measure="sale")
+        for n, usd in enumerate(usd_list)
+    ]
+
+
+def test_price_drop_pct_compares_the_market_with_its_own_history(db):
     trigger = {"type": "price_drop_pct", "gpu_id": "rtx-3090", "condition": "used", "pct": 20}
     make_alert(db, URL, trigger)
-    add(
-        db,
-        *(
-            price(str(usd), at=T0 - timedelta(days=d))
-            for d, usd in ((10, 1000), (8, 1020), (6, 980))
-        ),
-    )
-    add(db, price("850"))
-    assert step(db) == []  # 15 % below the 1,000 median
-    add(db, price("790", at=T0 + timedelta(hours=1)))
-    [event] = step(db, now=T0 + timedelta(hours=1))
-    assert event["data"]["median_usd"] == "990.00" and event["data"]["drop_pct"] >= 20
+    add(db, *steady_market({"used": 1000}))
+    # One cheap sale among normal ones moves no market: no alert.
+    add(db, *sales([990, 1010, 500]))
+    assert step(db) == []
+    # The market itself falls: this week's sales sit 25 % below the month before.
+    later = T0 + timedelta(days=2)
+    add(db, *sales([760, 740, 750, 745, 755], at=later))
+    [event] = step(db, now=later)
+    assert event["type"] == "price_drop_pct" and event["data"]["drop_pct"] >= 20
+    assert event["data"]["median_usd"] == "1000.00"
+    assert event["data"]["market"]["measure"] == "sale" and event["data"]["market"]["n"] >= 5
 
 
 def test_perf_per_dollar_above_reads_the_scores(db):
@@ -216,16 +239,21 @@ def test_revoking_a_key_stops_its_alerts(db):
 def test_price_drop_for_any_condition_compares_each_market_with_itself(db):
     trigger = {"type": "price_drop_pct", "gpu_id": "rtx-3090", "condition": "any", "pct": 20}
     make_alert(db, URL, trigger)
-    steady = [
-        make_observation(
-            gpu_id="rtx-3090", condition=c, usd=usd, observed_at=T0 - timedelta(days=d)
-        )
-        for d in (10, 8, 6)
-        for c, usd in (("new", "1500"), ("used", "800"))
-    ]
-    add(db, *steady)
-    add(db, price("800"))  # the usual used price: no drop from anything but the new price
+    add(db, *steady_market({"new": 1500, "used": 800}))
+    add(db, *sales([800, 810, 790]))  # the usual used price: no drop from the new price
     assert step(db) == []
-    add(db, price("600", at=T0 + timedelta(hours=1)))  # 25 % below the used median
-    [event] = step(db, now=T0 + timedelta(hours=1))
+    later = T0 + timedelta(days=2)
+    add(db, *sales([600, 610, 590, 605], at=later))  # 25 % below the used market
+    [event] = step(db, now=later)
     assert event["data"]["median_usd"] == "800.00"
+    assert event["data"]["market"]["condition"] == "used"
+
+
+def test_price_below_fires_on_offers_never_on_completed_sales(db):
+    make_alert(db, URL)  # price_below 700 for a used RTX 3090
+    add(db, price("650", source="ebay:sold", measure="sale"))
+    add(db, price("600", kind="snapshot", measure="cheapest_asks_mean"))
+    assert step(db) == []  # a sale and a monthly aggregate: nothing to buy at
+    add(db, price("640", kind="manual", measure="quote", at=T0 + timedelta(minutes=1)))
+    [event] = step(db, now=T0 + timedelta(minutes=2))
+    assert event["data"]["observation"]["measure"] == "quote"

@@ -1,0 +1,66 @@
+"""What a stored price measures, and which prices may stand for the market.
+
+Prices of the same card differ by up to 2x depending on what they measure: a completed
+sale, the mean of the three cheapest asking prices, a median listing, a launch list
+price, a marketplace median per GPU-hour. Every stored price says which it is, and the
+ranking picks between them in a documented order (shared/pricing/market.py).
+"""
+
+from __future__ import annotations
+
+# Purchase prices (price_observation.measure).
+SALE = "sale"  # one completed sale (eBay sold listing)
+SOLD_AVERAGE = "sold_average"  # mean of the completed sales of a period
+ASK = "ask"  # one asking price: an active listing, a retailer's offer, a Buy Box price
+CHEAPEST_ASKS_MEAN = "cheapest_asks_mean"  # mean of the few cheapest asking prices
+MEDIAN_ASK = "median_ask"  # median asking price of a period
+LIST_PRICE = "list_price"  # launch MSRP or a vendor's list price
+QUOTE = "quote"  # a price posted to us (vendor quote, manual entry): never the market
+
+PRICE_MEASURES = (SALE, SOLD_AVERAGE, ASK, CHEAPEST_ASKS_MEAN, MEDIAN_ASK, LIST_PRICE, QUOTE)
+SALE_MEASURES = frozenset({SALE, SOLD_AVERAGE})
+
+# Cloud prices (cloud_offer.measure), per instance-hour as listed.
+CLOUD_LIST = "list"  # a provider's price list (on-demand and spot list prices)
+MARKETPLACE_MEDIAN = "marketplace_median"  # median over a marketplace's offers
+SEGMENT_MEDIAN = "segment_median"  # median of provider medians in a market segment
+MARKETPLACE_OFFER = "offer"  # one marketplace host's offer
+
+CLOUD_MEASURES = (CLOUD_LIST, MARKETPLACE_MEDIAN, SEGMENT_MEDIAN, MARKETPLACE_OFFER)
+
+# Kinds (price_observation.kind) of prices posted to us rather than observed on a market.
+QUOTE_KINDS = frozenset({"manual"})
+
+DESCRIPTIONS = {
+    SALE: "completed sale",
+    SOLD_AVERAGE: "average sold price",
+    ASK: "asking price",
+    CHEAPEST_ASKS_MEAN: "mean of the cheapest asking prices",
+    MEDIAN_ASK: "median asking price",
+    LIST_PRICE: "list price (MSRP)",
+    QUOTE: "posted quote",
+    CLOUD_LIST: "list price",
+    MARKETPLACE_MEDIAN: "marketplace median",
+    SEGMENT_MEDIAN: "median of provider prices in a segment",
+    MARKETPLACE_OFFER: "marketplace offer",
+}
+
+
+def describe(measure: str) -> str:
+    return DESCRIPTIONS.get(measure, measure)
+
+
+def is_quote(kind: str) -> bool:
+    return kind in QUOTE_KINDS
+
+
+def observation_measure(kind: str, source: str) -> str:
+    """The measure of a row stored before prices carried one (migration backfill)."""
+    if kind == "msrp":
+        return LIST_PRICE
+    if kind in QUOTE_KINDS:
+        return QUOTE
+    if kind == "scraped":
+        return SALE if source.endswith(":sold") else ASK
+    # Bundled snapshots: Tom's Hardware monthly sold averages, Amazon Buy Box events.
+    return SOLD_AVERAGE if "Tom's Hardware" in source else ASK
