@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import logging
 import random
 import time
 from collections import Counter, OrderedDict
@@ -29,8 +30,17 @@ from services.scraper.errors import (
     RobotsUnavailable,
     TransientFetchError,
 )
-from services.scraper.robots import RobotsPolicy, RobotsState, policy_for_status, unavailable_policy
+from services.scraper.robots import (
+    MAX_ROBOTS_REDIRECTS,
+    RobotsPolicy,
+    RobotsState,
+    policy_for_status,
+    too_many_redirects_policy,
+    unavailable_policy,
+)
 from services.scraper.settings import ScraperSettings
+
+log = logging.getLogger(__name__)
 
 Clock = Callable[[], float]
 Sleep = Callable[[float], Awaitable[None]]
@@ -73,6 +83,8 @@ class FetchStats:
     retries: int = 0
     robots_requests: int = 0
     robots_blocked: int = 0
+    # robots.txt chains past RFC 9309's five redirects, read as "no robots.txt".
+    robots_redirect_limit: int = 0
     not_modified: int = 0
     # Fetches that ended in a FetchError, and transport failures by kind (per attempt).
     errors: int = 0
@@ -364,9 +376,21 @@ class Fetcher:
     async def _fetch_robots(self, origin: str) -> RobotsPolicy:
         settings = self._settings
         self.stats.robots_requests += 1
+        url = f"{origin}/robots.txt"
         try:
-            response = await self._throttled_request("GET", f"{origin}/robots.txt", {}, None)
-        except httpx.HTTPError:
+            response = await self._throttled_request("GET", url, {}, None)
+            redirects = 0
+            while response.has_redirect_location:
+                redirects += 1
+                if redirects > MAX_ROBOTS_REDIRECTS:
+                    # A loop or an endless chain: RFC 9309 lets us call the file unavailable.
+                    self.stats.robots_redirect_limit += 1
+                    log.warning("robots.txt of %s: more than %d redirects", origin, redirects - 1)
+                    return too_many_redirects_policy(self._clock(), settings.robots_failure_ttl_s)
+                # The target's rules govern `origin`; the target itself is not robots-checked.
+                url = str(response.url.join(response.headers["Location"]))
+                response = await self._throttled_request("GET", url, {}, None)
+        except (httpx.HTTPError, httpx.InvalidURL):
             return unavailable_policy(self._clock(), settings.robots_failure_ttl_s)
         return policy_for_status(
             response.status_code,
