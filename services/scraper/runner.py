@@ -23,9 +23,11 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 from services.scraper import pipeline, store
+from services.scraper.cloud_match import UNMAPPED_REASONS, SkippedCloudListing
 from services.scraper.collect import Crawl, Harvest, PageHook
 from services.scraper.errors import FetchError, ParseError, SourceNotConfigured
 from services.scraper.fetch import Fetcher, utc_now
+from services.scraper.listing import CloudListing
 from services.scraper.registry import SourceKind, SourceSpec, get_source, search_terms
 from services.scraper.settings import ScraperSettings
 from shared.db import session_scope
@@ -44,6 +46,11 @@ DRY_RUN = "dry_run"
 FAILED = "failed"
 PARSE_FAILURE = "parse_failure"
 NOT_CONFIGURED = "not_configured"
+
+# SourceStatus.last_summary holds at most 4096 characters; record_success cuts longer
+# text, which would leave broken JSON for GET /sources.
+MAX_SUMMARY_CHARS = 4096
+MAX_UNMAPPED_NAMES = 50
 
 FetcherFactory = Callable[[ScraperSettings], Fetcher]
 Now = Callable[[], datetime]
@@ -64,6 +71,9 @@ class RunReport:
     rejected: Counter[str] = field(default_factory=Counter)
     error: str | None = None
     gpu_ids: list[str] = field(default_factory=list)
+    # Cloud instance types that look like GPU machines but map to no catalog GPU (or to
+    # no GPU count): named in the summary, so a new SKU is seen rather than lost.
+    unmapped: list[str] = field(default_factory=list)
     # The exception behind a failure, kept for callers that retry transient ones.
     exception: BaseException | None = field(default=None, repr=False, compare=False)
 
@@ -80,11 +90,20 @@ class RunReport:
             "quarantined": self.quarantined,
             "cloud_offers": self.cloud_offers,
             "rejected": dict(sorted(self.rejected.items())),
+            "unmapped": {"total": len(self.unmapped), "names": self.unmapped[:MAX_UNMAPPED_NAMES]},
             "error": self.error,
         }
 
     def summary_json(self) -> str:
-        return json.dumps(self.as_dict(), separators=(",", ":"))
+        """The summary as stored in SourceStatus.last_summary: valid JSON within its size,
+        so the unmapped names are cut (the total stays) until it fits."""
+        summary = self.as_dict()
+        names: list[str] = summary["unmapped"]["names"]
+        text = json.dumps(summary, separators=(",", ":"))
+        while len(text) > MAX_SUMMARY_CHARS and names:
+            names.pop()
+            text = json.dumps(summary, separators=(",", ":"))
+        return text
 
 
 def _no_page(_source: str, _url: str) -> None:
@@ -255,13 +274,28 @@ def _store_cloud(
     offers, drops = store.to_cloud_offers(harvest.cloud, spec.name)
     report.listings = len(harvest.cloud)
     report.matched = len(harvest.cloud) - sum(1 for d in drops if d.stage != "dedupe")
-    report.rejected.update(f"{d.stage}.{d.reason}" for d in drops)
+    report.rejected.update(_cloud_drop_key(d) for d in drops)
+    report.unmapped = sorted(
+        {
+            d.listing.instance_type
+            for d in drops
+            if d.reason in UNMAPPED_REASONS and isinstance(d.listing, CloudListing)
+        }
+    )
     report.cloud_offers = len(offers)
     report.stored = len(offers)
     report.gpu_ids = sorted({o.gpu_id for o in offers})
     if not dry_run:
         session.add_all(offers)
         session.flush()
+
+
+def _cloud_drop_key(drop: pipeline.Drop) -> str:
+    # Rows the adapter refused (unverified hosts, GPU SKUs it could not read) reach the
+    # drops through the match step; count them under the adapter's name for what it did.
+    if isinstance(drop.listing, SkippedCloudListing) and drop.stage == "match":
+        return f"source.{drop.reason}"
+    return f"{drop.stage}.{drop.reason}"
 
 
 def _ensure_catalog(engine: Engine) -> None:

@@ -3,6 +3,12 @@
 Each offer is a host's machine slice: `num_gpus` x `gpu_name`, `dph_total` dollars
 per hour on demand (includes the default storage), `min_bid` the lowest accepted
 interruptible bid (our "spot"), `geolocation` like "Quebec, CA" (may be null).
+
+Hosts are "verified", "unverified" or "deverified" (`verification`; older answers carry
+only a `verified` boolean). The query asks for verified hosts, but the answer mixes all
+three, so the parser checks every offer: only a verified host's offer is priced. The
+others, and offers that are not rentable or lack a GPU, a count or a price, come back as
+`SkippedCloudListing`s with their reason, so the run counts them.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import urlencode
 
+from services.scraper.cloud_match import SkippedCloudListing
 from services.scraper.errors import LayoutChanged
 from services.scraper.listing import CloudListing
 from services.scraper.money import decimal_or_none
@@ -19,6 +26,13 @@ from services.scraper.sources._cloud import observed
 from services.scraper.sources._common import JsonObject, load_json
 
 PROVIDER = "vast"
+VERIFIED = "verified"
+# Skip reasons, counted by the run as "source.<reason>".
+UNVERIFIED_HOST = "unverified_host"
+DEVERIFIED_HOST = "deverified_host"
+UNKNOWN_VERIFICATION = "unknown_verification"
+NOT_RENTABLE = "not_rentable"
+MALFORMED_OFFER = "malformed_offer"
 
 
 def offers_url(base_url: str, gpu_name: str | None = None, *, limit: int = 1000) -> str:
@@ -40,31 +54,70 @@ def offers_url(base_url: str, gpu_name: str | None = None, *, limit: int = 1000)
 def parse(
     body: str | bytes, url: str, *, observed_at: datetime | None = None
 ) -> list[CloudListing]:
+    """Every offer: priced listings for verified hosts, skipped ones with a reason."""
     data = load_json(body, PROVIDER, url)
     if not isinstance(data, dict) or not isinstance(data.get("offers"), list):
         raise LayoutChanged(PROVIDER, url, "no offers[] array")
     when = observed(observed_at)
-    found = (_listing(offer, when) for offer in data["offers"] if isinstance(offer, dict))
-    return [listing for listing in found if listing is not None]
+    return [_listing(offer, when) for offer in data["offers"] if isinstance(offer, dict)]
 
 
-def _listing(offer: JsonObject, when: datetime) -> CloudListing | None:
+def verification(offer: JsonObject) -> str | None:
+    """ "verified", "unverified", "deverified", or None when the offer does not say."""
+    state = offer.get("verification")
+    if isinstance(state, str) and state.strip():
+        return state.strip().lower()
+    flag = offer.get("verified")
+    if isinstance(flag, bool):
+        return VERIFIED if flag else "unverified"
+    return None
+
+
+def _skip_reason(offer: JsonObject, gpu_name: str, count: Any, has_price: bool) -> str | None:
+    if not gpu_name or not isinstance(count, int) or count < 1 or not has_price:
+        return MALFORMED_OFFER
+    state = verification(offer)
+    if state != VERIFIED:
+        return {
+            "unverified": UNVERIFIED_HOST,
+            "deverified": DEVERIFIED_HOST,
+        }.get(state or "", UNKNOWN_VERIFICATION)
+    if offer.get("rentable") is False:
+        return NOT_RENTABLE
+    return None
+
+
+def _listing(offer: JsonObject, when: datetime) -> CloudListing:
     gpu_name = str(offer.get("gpu_name") or "").strip()
     count = offer.get("num_gpus")
     price = decimal_or_none(offer.get("dph_total"))
-    if not gpu_name or not isinstance(count, int) or count < 1 or price is None:
-        return None
-    if offer.get("rentable") is False:
-        return None
-    return CloudListing(
+    spot = decimal_or_none(offer.get("min_bid"))
+    region = str(offer.get("geolocation") or "unknown")
+    offer_id = str(offer.get("id"))
+    whole = count if isinstance(count, int) and count >= 1 else 0
+    reason = _skip_reason(offer, gpu_name, count, price is not None)
+    if reason is None:
+        return CloudListing(
+            provider=PROVIDER,
+            instance_type=f"{whole}x {gpu_name}",
+            gpu_name=gpu_name,
+            gpu_count=whole,
+            region=region,
+            on_demand_usd_per_hour=price,
+            spot_usd_per_hour=spot,
+            observed_at=when,
+            offer_id=offer_id,
+            capacity_available=True,
+        )
+    return SkippedCloudListing(
         provider=PROVIDER,
-        instance_type=f"{count}x {gpu_name}",
+        instance_type=f"{whole}x {gpu_name}" if whole else (gpu_name or "unknown"),
         gpu_name=gpu_name,
-        gpu_count=count,
-        region=str(offer.get("geolocation") or "unknown"),
+        gpu_count=whole,
+        region=region,
         on_demand_usd_per_hour=price,
-        spot_usd_per_hour=decimal_or_none(offer.get("min_bid")),
+        spot_usd_per_hour=spot,
         observed_at=when,
-        offer_id=str(offer.get("id")),
-        capacity_available=True,
+        offer_id=offer_id,
+        skip_reason=reason,
     )
