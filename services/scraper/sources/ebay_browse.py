@@ -2,11 +2,26 @@
 
 The token is an "application access token": POST to /identity/v1/oauth2/token with
 basic auth (client id:secret) and a form body; it lives `expires_in` seconds (7200).
+
+Prices, as real search responses show them:
+
+- `buyingOptions` ["AUCTION"] alone: `price` is the current bid, which the auction's end
+  will raise; not a price anyone can buy at, so it is refused ("auction_bid"). With
+  "FIXED_PRICE" beside "AUCTION" (Buy It Now on an auction) `price` is the Buy It Now
+  price and `currentBidPrice` the bid: the listing is priced at Buy It Now.
+- A seller abroad lists in their own currency: `price` is eBay's conversion to the
+  marketplace currency, with `convertedFromValue` / `convertedFromCurrency` holding the
+  seller's price. The listing is kept in the seller's currency, so the pipeline refuses it
+  like any non-USD price: no FX conversion is done here, and eBay's rate of the day is not
+  the seller's price.
+- `conditionId` decides the condition: 1500 is open box (not new), 2000/2010/2020/2030/2500
+  refurbished grades, 2750-6000 used grades, 7000 for parts.
 """
 
 from __future__ import annotations
 
 import base64
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -16,7 +31,7 @@ from urllib.parse import urlencode
 from services.scraper.errors import LayoutChanged, ParseError
 from services.scraper.fetch import Fetcher, utc_now
 from services.scraper.listing import Condition, ListingType, RawListing, condition_from_text
-from services.scraper.money import Money, decimal_or_none
+from services.scraper.money import Money, decimal_or_none, is_price_range
 from services.scraper.settings import ScraperSettings
 from services.scraper.sources._common import JsonObject, load_json
 from services.scraper.sources.ebay import GPU_CATEGORY_ID
@@ -33,15 +48,28 @@ MAX_LIMIT = 200
 _CONDITION_IDS = {
     "1000": Condition.NEW,
     "1500": Condition.OPEN_BOX,
-    "1750": Condition.NEW,
-    "2000": Condition.REFURBISHED,
-    "2010": Condition.REFURBISHED,
-    "2020": Condition.REFURBISHED,
-    "2030": Condition.REFURBISHED,
-    "2500": Condition.REFURBISHED,
+    # "New with defects": a discount for a flaw, not a new card's price.
+    "1750": Condition.USED,
+    "2000": Condition.REFURBISHED,  # Certified - Refurbished
+    "2010": Condition.REFURBISHED,  # Excellent - Refurbished
+    "2020": Condition.REFURBISHED,  # Very Good - Refurbished
+    "2030": Condition.REFURBISHED,  # Good - Refurbished
+    "2500": Condition.REFURBISHED,  # Seller refurbished
+    "2750": Condition.USED,  # Like New
+    "2990": Condition.USED,  # Pre-owned - Excellent
     "3000": Condition.USED,
+    "3010": Condition.USED,  # Pre-owned - Fair
+    "4000": Condition.USED,  # Very Good
+    "5000": Condition.USED,  # Good
+    "6000": Condition.USED,  # Acceptable
     "7000": Condition.FOR_PARTS,
 }
+FIXED_PRICE = "FIXED_PRICE"
+AUCTION = "AUCTION"
+# Price issues this adapter adds; the pipeline counts each as "normalize.<issue>".
+AUCTION_BID = "auction_bid"
+INVALID_CURRENCY = "invalid_currency"
+_CURRENCY_CODE = re.compile(r"^[A-Z]{3}$")
 
 
 @dataclass(frozen=True)
@@ -142,7 +170,7 @@ def next_page_url(body: str | bytes, url: str) -> str | None:
 
 
 def _listing(summary: JsonObject) -> RawListing:
-    price_text, price, issue = _price(summary.get("price"))
+    price_text, price, issue = _price(summary)
     shipping = _cheapest_shipping(summary.get("shippingOptions"))
     item_id = _listing_id(summary)
     return RawListing(
@@ -168,25 +196,63 @@ def _listing_id(summary: JsonObject) -> str:
     return legacy if variation in {"", "0"} else f"{legacy}/{variation}"
 
 
-def _price(price: Any) -> tuple[str | None, Money | None, str | None]:
-    if not isinstance(price, dict):
+def _price(summary: JsonObject) -> tuple[str | None, Money | None, str | None]:
+    price = summary.get("price")
+    if not isinstance(price, dict) or price.get("value") in (None, ""):
         return None, None, "missing_price"
-    amount = decimal_or_none(price.get("value"))
-    currency = str(price.get("currency") or "USD")
-    text = f"{price.get('value')} {currency}"
-    if amount is None:
+    text = f"{price.get('value')} {price.get('currency')}"
+    original = _converted_from(price)
+    if original is not None:
+        text = f"{text} (converted from {original[0]} {original[1]})"
+    if _is_auction_only(summary):
+        return f"{text} current bid", None, AUCTION_BID
+    value, currency = (
+        original if original is not None else (price.get("value"), price.get("currency"))
+    )
+    return _money(value, currency, text)
+
+
+def _converted_from(amount: JsonObject) -> tuple[Any, Any] | None:
+    """The seller's own amount and currency when eBay converted it, else None."""
+    value, currency = amount.get("convertedFromValue"), amount.get("convertedFromCurrency")
+    if value is None or currency is None or currency == amount.get("currency"):
+        return None
+    return value, currency
+
+
+def _is_auction_only(summary: JsonObject) -> bool:
+    options = summary.get("buyingOptions")
+    if not isinstance(options, list):
+        return False
+    return AUCTION in options and FIXED_PRICE not in options
+
+
+def _money(value: Any, currency: Any, text: str) -> tuple[str | None, Money | None, str | None]:
+    if value is None or value == "":
+        return None, None, "missing_price"
+    if isinstance(value, str) and is_price_range(value):
+        return text, None, "price_range"
+    amount = decimal_or_none(value)
+    if amount is None or not amount.is_finite():
         return text, None, "unparseable_price"
+    # A missing or odd code is not read as dollars: that would be a guess.
+    if not isinstance(currency, str) or not _CURRENCY_CODE.match(currency):
+        return text, None, INVALID_CURRENCY
     return text, Money(amount, currency), None
 
 
 def _cheapest_shipping(options: Any) -> Money | None:
-    """Lowest fixed cost among the options; None when costs are calculated at checkout."""
-    costs = [
-        Money(amount, str(cost.get("currency") or "USD"))
-        for option in options or []
-        if isinstance(option, dict) and isinstance(cost := option.get("shippingCost"), dict)
-        if (amount := decimal_or_none(cost.get("value"))) is not None
-    ]
+    """Lowest fixed cost among the options, in the seller's currency (like the price);
+    None when costs are calculated at checkout or none can be read."""
+    costs: list[Money] = []
+    for option in options or []:
+        cost = option.get("shippingCost") if isinstance(option, dict) else None
+        if not isinstance(cost, dict):
+            continue
+        value, currency = _converted_from(cost) or (cost.get("value"), cost.get("currency"))
+        _, money, issue = _money(value, currency, "")
+        if money is not None and issue is None:
+            costs.append(money)
     return min(costs, key=lambda money: money.amount, default=None)
 
 

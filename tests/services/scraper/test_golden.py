@@ -59,22 +59,35 @@ CASES = [
     ("newegg", "layout_changed.html", newegg.parse, NEWEGG),
     ("bhphoto", "search_jsonld.html", bhphoto.parse, BH),
     ("bhphoto", "search_cards.html", bhphoto.parse, BH),
+    ("bhphoto", "search_split_cents.html", bhphoto.parse, BH),
+    ("bhphoto", "search_preloaded.html", bhphoto.parse, BH),
     ("bhphoto", "product.html", bhphoto.parse, BH_PRODUCT),
     ("bhphoto", "no_results.html", bhphoto.parse, BH),
     ("bhphoto", "layout_changed.html", bhphoto.parse, BH),
     ("azure_prices", "page1.json", _cloud(azure_prices.parse), AZURE),
     ("azure_prices", "page2.json", _cloud(azure_prices.parse), AZURE),
+    ("azure_prices", "real_sku_names.json", _cloud(azure_prices.parse), AZURE),
     ("azure_prices", "layout_changed.json", _cloud(azure_prices.parse), AZURE),
     ("aws_pricing", "us-east-1.csv", _cloud(aws_pricing.parse), AWS),
     ("aws_pricing", "layout_changed.csv", _cloud(aws_pricing.parse), AWS),
     ("aws_pricing", "not_an_offer_file.csv", _cloud(aws_pricing.parse), AWS),
     ("vast", "offers.json", _cloud(vast.parse), VAST),
+    ("vast", "verification_states.json", _cloud(vast.parse), VAST),
     ("vast", "layout_changed.json", _cloud(vast.parse), VAST),
     ("lambda_cloud", "instance_types.json", _cloud(lambda_cloud.parse), LAMBDA),
     ("lambda_cloud", "layout_changed.json", _cloud(lambda_cloud.parse), LAMBDA),
 ]
-# Samples used by other tests (token response, fixture-server pages).
-NOT_PARSED_PAGES = {("ebay_browse", "token.json")}
+# Samples used by other tests (token response, fixture-server pages); the real Browse API
+# samples are checked in test_golden_real_browse.py.
+NOT_PARSED_PAGES = {
+    ("ebay_browse", "token.json"),
+    ("ebay_browse", "REAL_SOURCES.md"),
+    ("ebay_browse", "real_rtx_4090.json"),
+    ("ebay_browse", "real_a100_pcie.json"),
+    ("ebay_browse", "real_rtx_5090.json"),
+    ("ebay_browse", "real_rtx_5070_ti.json"),
+    ("ebay_browse", "real_rtx_a5000.json"),
+}
 
 
 @pytest.mark.parametrize(
