@@ -98,7 +98,9 @@ def price_fields(price_text: str | None, currency: str = "USD") -> tuple[Money |
 
 _CONDITION_WORDS = (
     (re.compile(r"for parts|not working|broken|faulty|as[- ]is", re.I), Condition.FOR_PARTS),
-    (re.compile(r"open[- ]box", re.I), Condition.OPEN_BOX),
+    # eBay condition 1500 "New (Other)" / "New other (see details)": unused but opened or
+    # without its packaging, sold as open box; it must not read as new.
+    (re.compile(r"open[- ]box|\bnew\s*\(?\s*other\b", re.I), Condition.OPEN_BOX),
     (re.compile(r"refurb|renewed", re.I), Condition.REFURBISHED),
     (re.compile(r"pre-?owned|\bused\b", re.I), Condition.USED),
     (re.compile(r"brand new|\bnew\b", re.I), Condition.NEW),

@@ -18,6 +18,10 @@ _PREFIXED_DOLLARS = (
 _SYMBOLS = {"$": "USD", "US$": "USD", "£": "GBP", "€": "EUR", "¥": "JPY", "C$": "CAD", "A$": "AUD"}
 _RANGE = re.compile(r"\d\s*(?:to|-|–|—)\s*(?:[A-Z]{0,3}\s*)?[$£€¥]?\s*\d")
 _CURRENCY_CODE = re.compile(r"^[A-Z]{3}$")
+# A symbol price-parser does not report ("S/ 16.88"): punctuation glued to a letter or
+# currency sign right before the amount. Signs and "+" alone are not currencies.
+_STRAY_SYMBOL = re.compile(r"(?:\w[^\w\s.,+\-]|[^\w\s.,+\-~(])\.?\s*\d")
+UNKNOWN_CURRENCY = "unknown_currency"
 
 
 @dataclass(frozen=True)
@@ -34,7 +38,8 @@ class Money:
 
 
 class PriceTextError(ValueError):
-    """Text that shows a price we refuse to guess (a range) or none at all."""
+    """Text that shows a price we refuse to guess (a range, a currency we do not know) or
+    none at all; `reason` is the code the pipeline counts."""
 
     def __init__(self, reason: str, text: str) -> None:
         super().__init__(f"{reason}: {text!r}")
@@ -46,13 +51,18 @@ def is_price_range(text: str) -> bool:
 
 
 def parse_money(text: str, default_currency: str = "USD") -> Money:
-    """Parse '$1,299.99', 'US $749.99', 'C $1,000.00', '£899.00'; refuse ranges."""
+    """Parse '$1,299.99', 'US $749.99', 'C $1,000.00', '£899.00'; refuse ranges and
+    currency symbols we do not know ('S/. 16.88'). `default_currency` applies only to a
+    bare number."""
     if is_price_range(text):
         raise PriceTextError("price_range", text)
     price = Price.fromstring(text)
     if price.amount is None:
         raise PriceTextError("unparseable_price", text)
-    return Money(price.amount, _currency_code(text, price.currency, default_currency))
+    code = _currency_code(text, price.currency, default_currency)
+    if code is None:
+        raise PriceTextError(UNKNOWN_CURRENCY, text)
+    return Money(price.amount, code)
 
 
 def parse_shipping(text: str, default_currency: str = "USD") -> Money | None:
@@ -75,13 +85,18 @@ def decimal_or_none(value: object) -> Decimal | None:
         return None
 
 
-def _currency_code(text: str, symbol: str | None, default: str) -> str:
+def _currency_code(text: str, symbol: str | None, default: str) -> str | None:
+    """ISO code of the shown currency; None when it shows one we do not know.
+
+    A localized page ("S/. 16.88", Peruvian sol) read as dollars would store a price off
+    by the exchange rate, so an unknown symbol is never given the default currency.
+    """
     for pattern, code in _PREFIXED_DOLLARS:
         if pattern.search(text):
             return code
     if symbol is None:
-        return default
+        return None if _STRAY_SYMBOL.search(text) else default
     symbol = symbol.strip().upper() if symbol.isalpha() else symbol.strip()
     if _CURRENCY_CODE.match(symbol):
         return symbol
-    return _SYMBOLS.get(symbol.replace(" ", ""), default)
+    return _SYMBOLS.get(symbol.replace(" ", ""))

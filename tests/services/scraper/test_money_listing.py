@@ -5,8 +5,16 @@ from decimal import Decimal
 
 import pytest
 
-from services.scraper.listing import CloudListing, Condition, condition_from_text, price_fields
+from services.scraper import pipeline
+from services.scraper.listing import (
+    CloudListing,
+    Condition,
+    RawListing,
+    condition_from_text,
+    price_fields,
+)
 from services.scraper.money import Money, PriceTextError, parse_money, parse_shipping
+from shared.matching.titles import match_title
 
 
 @pytest.mark.parametrize(
@@ -30,6 +38,47 @@ def test_price_ranges_are_refused(text: str) -> None:
     with pytest.raises(PriceTextError) as caught:
         parse_money(text)
     assert caught.value.reason == "price_range"
+
+
+@pytest.mark.parametrize(
+    "text",
+    # eBay localized for a visitor from Peru; symbols price-parser knows but we do not.
+    ["S/. 16.88", "S/ 16.88", "R$ 100,00", "₹1,000", "kr 100", "MX$100", "Fr. 12.50"],
+)
+def test_unknown_currencies_are_refused_not_read_as_dollars(text: str) -> None:
+    with pytest.raises(PriceTextError) as caught:
+        parse_money(text)
+    assert caught.value.reason == "unknown_currency"
+    assert price_fields(text) == (None, "unknown_currency")
+
+
+def test_dollar_sign_alone_stays_usd_and_pound_is_gbp() -> None:
+    assert parse_money("$3.25") == Money(Decimal("3.25"), "USD")
+    assert parse_money("£68.90") == Money(Decimal("68.90"), "GBP")
+    # A bare number takes the caller's currency; a signed one is still a bare number.
+    assert parse_money("16.88", "GBP") == Money(Decimal("16.88"), "GBP")
+    assert parse_money("+16.88") == Money(Decimal("16.88"), "USD")
+
+
+def test_shipping_in_an_unknown_currency_is_unknown() -> None:
+    assert parse_shipping("+S/. 5.00 delivery") is None
+    assert parse_shipping("Free international postage", "GBP") == Money(Decimal(0), "GBP")
+
+
+def test_pipeline_counts_an_unknown_currency() -> None:
+    price, issue = price_fields("S/. 2,999.00")
+    listing = RawListing(
+        source="ebay",
+        listing_id="1",
+        title="NVIDIA GeForce RTX 4090 Founders Edition 24GB",
+        url="https://www.ebay.com/itm/1",
+        price_text="S/. 2,999.00",
+        price=price,
+        price_issue=issue,
+        condition=Condition.USED,
+    )
+    result = pipeline.normalize([listing], match_title)
+    assert [drop.reason for drop in result.dropped] == ["unknown_currency"]
 
 
 def test_price_fields_name_the_issue() -> None:
@@ -62,6 +111,11 @@ def test_parse_shipping(text: str, expected: Money | None) -> None:
         ("For parts or not working", Condition.FOR_PARTS),
         ("Certified - Refurbished", Condition.REFURBISHED),
         ("Open Box", Condition.OPEN_BOX),
+        # eBay condition 1500: open box, not new.
+        ("New (Other)", Condition.OPEN_BOX),
+        ("New other (see details)", Condition.OPEN_BOX),
+        ("Brand new", Condition.NEW),
+        ("New", Condition.NEW),
         ("", Condition.UNKNOWN),
         ("NVIDIA", Condition.UNKNOWN),
     ],
