@@ -110,9 +110,10 @@ async def _paged_search(
     build_url: Callable[[int], str],
     parse: Callable[[str, str], list[RawListing]],
     page_size: int,
+    headers: Mapping[str, str] | None = None,
 ) -> None:
     for page in range(1, crawl.settings.max_pages + 1):
-        result = await crawl.get(build_url(page))
+        result = await crawl.get(build_url(page), headers=headers)
         found = parse(result.text, result.url)
         crawl.harvest.listings.extend(found)
         if not _is_full(len(found), page_size):
@@ -127,9 +128,9 @@ async def collect_ebay(crawl: Crawl, terms: list[str]) -> None:
         for sold in (False, True):
 
             def url(page: int, term: str = term, sold: bool = sold) -> str:
-                return ebay.search_url(base, term, sold=sold, page=page)
+                return ebay.search_url(base, term, sold=sold, page=page, us_buyer=True)
 
-            await _paged_search(crawl, url, ebay.parse, ebay.RESULTS_PER_PAGE)
+            await _paged_search(crawl, url, ebay.parse, ebay.RESULTS_PER_PAGE, ebay.REQUEST_HEADERS)
 
 
 async def collect_ebay_browse(crawl: Crawl, terms: list[str]) -> None:

@@ -10,6 +10,7 @@ from decimal import Decimal
 from typing import Any
 
 from bs4 import BeautifulSoup, Tag
+from bs4.dammit import UnicodeDammit
 
 from services.scraper.errors import ParseError
 from services.scraper.listing import Condition
@@ -28,6 +29,24 @@ _SCHEMA_CONDITIONS = {
 def soup_of(body: str | bytes) -> BeautifulSoup:
     # html.parser: no lxml dependency, and lenient with the truncated pages sites serve.
     return BeautifulSoup(body, "html.parser")
+
+
+def decode_markup(body: str | bytes) -> str:
+    """The page as text, decoded as BeautifulSoup would (declared charset, else sniffed)."""
+    if isinstance(body, str):
+        return body
+    return UnicodeDammit(body, is_html=True).unicode_markup or body.decode("utf-8", "replace")
+
+
+def fast_soup(markup: str) -> BeautifulSoup:
+    """A soup built by lxml, for pages big enough that parse time matters (eBay).
+
+    lxml tokenizes in C and builds the tree in a fraction of html.parser's time; class
+    attributes are left as one string (`class_list` splits them), which saves splitting
+    every class of every element. `find_all(class_=...)` does not match single classes
+    then: use CSS selectors or `class_list`.
+    """
+    return BeautifulSoup(markup, "lxml", multi_valued_attributes=None)
 
 
 def text_of(element: Tag | None) -> str:
