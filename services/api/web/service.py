@@ -45,13 +45,20 @@ TASK_LABELS = {
     "kaggle": "Kaggle",
     "prototyping": "Prototyping",
 }
-CONDITION_LABELS = {"any": "Any (cheaper)", "new": "New", "used": "Used"}
+CONDITION_LABELS = {
+    "any": "Any (fresher, then cheaper)",
+    "new": "New",
+    "used": "Used",
+    "cloud": "Rent (cloud, per GPU-hour)",
+}
+PRICING_LABELS = {"on-demand": "On-demand", "spot": "Spot"}
 SORT_LABELS = {"perf_per_dollar": "Perf per dollar", "performance": "Speed"}
 FORM_FIELDS = (
     "task",
     "precision",
     "memory_gb",
     "condition",
+    "pricing",
     "budget_usd",
     "count",
     "datacenter",
@@ -205,6 +212,7 @@ def form_context(form: FormState) -> dict[str, Any]:
         "tasks": TASK_LABELS,
         "precisions": PRECISION_NAMES,
         "conditions": CONDITION_LABELS,
+        "pricings": PRICING_LABELS,
         "sorts": SORT_LABELS,
         "task_memory": {name: profile.min_memory_gb for name, profile in TASKS.items()},
     }

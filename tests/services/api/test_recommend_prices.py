@@ -194,3 +194,16 @@ def _write_key(url: str) -> dict[str, str]:
         created = create_key(session, "quotes", "write")
     engine.dispose()
     return {"Authorization": f"Bearer {created.key}"}
+
+
+def test_pages_show_rentals_per_hour_and_quotes_beside_the_market(client, db):
+    html = {"Accept": "text/html"}
+    page = client.get("/?task=cv&memory_gb=24&condition=cloud&pricing=spot", headers=html)
+    assert page.status_code == 200 and "/GPU-hour spot" in page.text
+    quote = {"gpu_id": "rtx-4090", "usd": "2300", "condition": "used", "source": "Broker 7"}
+    assert client.post("/prices", json=quote, headers=_write_key(db)).status_code == 201
+    gpu = client.get("/gpus/rtx-4090", headers=html).text
+    assert 'id="best-quotes"' in gpu and "Broker 7" in gpu
+    assert "mean of the cheapest asking prices" in gpu and "stale" in gpu
+    ranked = client.get("/?task=cv&memory_gb=24&condition=used", headers=html).text
+    assert "best posted quote $2,300 (Broker 7" in ranked
