@@ -23,8 +23,17 @@ def _words(*alternatives: str) -> re.Pattern[str]:
 # Where a card came from is not what is sold: "pulled from a working gaming PC".
 _ORIGIN = _words(
     r"(?:from|out of|fra|ut av|used in|pulled|removed|for|til)(?: \w+){0,4}? "
-    r"(?:pc|computer|desktop|server|servers|workstation|rig|system|build|machine|setup|maskin)"
+    r"(?:pc|computer|desktop|server|servers|workstation|rig|system|build|machine|setup|maskin)",
+    # "Pulled from HP Omen 45L": the machine may be named by its model alone.
+    r"(?:pulled|removed|taken|pull|pulls) (?:from|out of|fra|ut av)(?: \w+){1,5}",
 )
+# "Card only" says the computer it came from is not part of the sale.
+_CARD_ONLY = _words(
+    r"(?:card|gpu|graphics card|video card) only",
+    r"only (?:the )?(?:card|gpu|graphics card|video card)",
+)
+# Sellers of bare cards append "Server" as a keyword: "... Graphics Card Computing Server".
+_TRAILING_SERVER = re.compile(r"(\b(?:graphics|video|gpu|accelerator) card\b.*) server $")
 
 # "Desktop PC graphics card", "computer graphic card", "server GPU": the card, not a computer.
 _CARD_TARGET = _words(
@@ -72,7 +81,7 @@ _SYSTEM = _words(
     r"rig",
     r"barebone",
     r"rackmount",
-    r"[1-8]u",
+    r"[1-8]u(?! (?:heat ?sink|cooler|passive))",
     r"optiplex",
     r"pre[sc]ision (?:t ?)?\d{4}",
     r"alienware aurora",
@@ -119,7 +128,12 @@ _COMPONENTS = _words(
     r"cpu",
     r"motherboard",
     r"mainboard",
+    r"mobo",
     r"hovedkort",
+    # Chipsets name a motherboard ("X670E", "B650M", "Z790"); none is a GPU name.
+    r"(?:[xb][3-8][5-7]0|z[3-8][79]0|[bh][67][1-7]0)[em]?",
+    r"am[45]",
+    r"lga ?\d{4}",
 )
 
 _ACCESSORY = _words(
@@ -129,13 +143,13 @@ _ACCESSORY = _words(
     r"vannblokk",
     r"eisblock",
     # Fans are named in most card titles ("Dual Fan", "Phoenix Fan Edition"); only these sell one.
-    r"(?:replacement|cooling|spare) fans?",
+    r"(?:replacement|cooling|spare)(?: turbine| blower)? fans?",
+    r"turbine fans?",
     r"fans? (?:for|kit|set|replacement|assembly)",
     r"(?<=^ )fans?",
     r"shroud",
-    r"bracket",
     r"riser",
-    r"nvlink",
+    # "NVLink" alone is the SXM interconnect or a card feature; the bridge is the part.
     r"sli bridge",
     r"bridge",
     r"cables?",
@@ -143,7 +157,38 @@ _ACCESSORY = _words(
     r"heat ?sink",
     r"cooler",
     r"kjøleplate",
-    r"thermal pads?",
+    # Merchandise and promotions that name a card.
+    r"key ?(?:chains?|rings?)",
+    r"posters?",
+    r"stickers?",
+    r"decals?",
+    r"t ?shirts?",
+    r"hoodies?",
+    r"mugs?",
+    r"figurines?",
+    r"lanyards?",
+    r"mouse ?pads?",
+    r"(?:game|promo|promotion|promotional|redemption|redeem|digital|steam|download|bundle) "
+    r"(?:codes?|keys?|coupons?|vouchers?)",
+    r"codes? only",
+    r"coupons?",
+    r"vouchers?",
+)
+# Phrases that sell the part itself ("bracket for", "fan kit"): only "with"/"+" before
+# them makes them part of a card, not a cooler word ("Blower Fan Kit" is a fan kit).
+# A bracket is only sold in these phrases; otherwise it is the card's own ("Passive Bracket").
+_PART_FOR_SALE = _words(
+    r"(?:brackets?|shrouds?|heat ?sinks?|coolers?|fans?|adapters?|risers?|cables?|"
+    r"back ?plates?|water ?blocks?) (?:for|only|kit)",
+    r"fan (?:kit|shroud|adapter|attachment)",
+    r"(?:cooling|mounting|blower) kit",
+    r"(?:support|anti sag|mounting|vertical|holder) bracket",
+    r"bracket (?:adjustable|holder|support)",
+    # "New thermal pads" in a card title is maintenance done, not pads for sale.
+    r"thermal (?:pads?|paste) (?:for|only|kit|set)",
+    r"(?<=^ )thermal (?:pads?|paste)",
+    r"sag (?:holder|support|bracket|stand)",
+    r"brackets",
 )
 _ACCESSORY_ONLY = _words(
     r"box only",
@@ -152,14 +197,33 @@ _ACCESSORY_ONLY = _words(
     r"kun eske",
     r"tom eske",
     r"bios chip",
+    # A listing selling a picture of a card.
+    r"(?:photos?|pictures?|pics?|images?) only",
+    r"only (?:a |the )?(?:photos?|pictures?|pics?|images?)",
+)
+# External GPU enclosures and docks, even with a card (or a mobile chip) inside; one that
+# names no GPU is left to the ``no_gpu`` check.
+_ENCLOSURE = _words(
+    r"e ?gpu",
+    r"external (?:gpu|graphics)",
+    r"(?:gpu|graphics card|pcie) (?:enclosure|dock)",
+    r"enclosure",
+    r"razer core",
+    r"akitio node",
+    r"mantiz",
 )
 # Said of a part, "no GPU" means the card is missing; said of a computer it means no GPU fitted.
 _NO_CARD = _words(
     r"(?:no|without|not including) (?:the )?(?:gpu|card|graphics card|video card)",
     r"(?:gpu|card) not included",
+    # A cooler shell without the board ("NO PCB", often typed "NO PBC").
+    r"(?:no|without) (?:the )?(?:pcb|pbc|board)",
+    r"(?:pcb|pbc|board) not included",
+    r"(?:housing|shell|shroud|cooler|heat ?sink|radiator) only",
+    r"only (?:the )?(?:housing|shell|shroud|cooler|heat ?sink|radiator)",
 )
 # Words before an accessory that mean it comes with (or is part of) the card.
-_WITH_BEFORE = _words(
+_WITH = _words(
     r"with",
     r"med",
     r"incl",
@@ -168,6 +232,10 @@ _WITH_BEFORE = _words(
     r"and",
     r"plus",
     r"på",
+)
+# Cooler and size descriptors before a fan or bracket word: "Dual Fan", "low profile bracket".
+_WITH_BEFORE = _words(
+    _WITH.pattern,
     r"dual",
     r"twin",
     r"triple",
@@ -178,9 +246,15 @@ _WITH_BEFORE = _words(
     r"low profile",
     r"full height",
 )
+# A missing part: "NO BRACKET", "W/O Heatsink".
+_MISSING_BEFORE = re.compile(r"\b(?:no|without|missing|minus)(?: the)? $")
 _WITH_AFTER = _words(
+    # "adapter card with V100": the adapter carries the GPU.
+    r"(?:card |board )?(?:with|plus) (?:\w+ ){0,2}?(?:gpu|card|[a-z]?\d{3,4})",
     r"installed",
     r"fitted",
+    r"missing",
+    r"not included",
     r"included",
     r"mounted",
     r"attached",
@@ -193,8 +267,17 @@ _BROKEN_PHRASES = _words(
     r"not working",
     r"non working",
     r"non functional",
+    r"stopped working",
+    r"not spinning",
     r"(?:does not|doesn t|doesnt|dont|don t|won t) work",
+    r"(?:does not|doesn t|doesnt|won t|wont|will not) (?:boot|post|display|power on|turn on)",
     r"no (?:display|video|output|signal|post|image)",
+    # "Only DisplayPort works": the other outputs do not.
+    r"only (?:the |one |1 )?(?:\w+ )?(?:ports?|hdmi|dp|displayport|display port|dvi|vga|outputs?) "
+    r"(?:works?|working)",
+    r"code 43",
+    r"black screen",
+    r"not (?:detected|recognized|recognised|posting|booting)",
     r"needs (?:repair|work)",
     r"for deler",
     r"virker ikke",
@@ -218,6 +301,14 @@ _BROKEN_WORDS = _words(
     r"cracked",
     r"burnt",
     r"bricked",
+    r"scrap",
+    r"overheat\w*",
+    r"ecc errors?",
+    r"(?:board|power|memory|vram|fan|fans|display|video|port|hdmi|driver|boot|pcb|core|gpu|card) "
+    r"(?:issues?|problems?|faults?|errors?)",
+    r"(?:has|with|having) (?:some |minor )?(?:issues?|problems?)",
+    # "PARTS" opening a title: "⚠️PARTS⚠️ NVIDIA Tesla V100".
+    r"(?<=^ )parts",
 )
 _NEGATION_BEFORE = re.compile(r"\b(?:not|no|never|non|without|isn t|wasn t|ikke)(?: \w+)? $")
 _PACKAGING = re.compile(r"^ ?(?:box|packaging|eske)\b")
@@ -230,13 +321,13 @@ def _preceded(text: str, start: int, pattern: re.Pattern[str], tokens: int) -> b
 
 def rejection(text: str, *, names_gpu: bool) -> str | None:
     """Rejection reason from what is sold and its condition, None for a working card."""
-    # "Box only" or a BIOS chip is an accessory even when it lists laptop GPUs it fits.
-    if _ACCESSORY_ONLY.search(text):
+    # "Box only", a BIOS chip or an eGPU enclosure is an accessory even when it names a
+    # laptop GPU.
+    if _ACCESSORY_ONLY.search(text) or (names_gpu and _ENCLOSURE.search(text)):
         return ACCESSORY
     if _is_laptop(text):
         return LAPTOP
-    cleaned = _CARD_TARGET.sub(" ", _ORIGIN.sub(" ", text))
-    if _SYSTEM.search(cleaned) or (names_gpu and _COMPONENTS.search(cleaned)):
+    if _is_system(text, names_gpu=names_gpu):
         return SYSTEM
     if _is_accessory(text):
         return ACCESSORY
@@ -252,16 +343,31 @@ def _is_laptop(text: str) -> bool:
     return " max q " in text and " rtx pro " not in text
 
 
+def _is_system(text: str, *, names_gpu: bool) -> bool:
+    if _CARD_ONLY.search(text):
+        return False
+    cleaned = _CARD_TARGET.sub(" ", _ORIGIN.sub(" ", text))
+    cleaned = _TRAILING_SERVER.sub(r"\1 ", cleaned)
+    return bool(_SYSTEM.search(cleaned) or (names_gpu and _COMPONENTS.search(cleaned)))
+
+
 def _is_accessory(text: str) -> bool:
     if _NO_CARD.search(text):
         return True
-    for match in _ACCESSORY.finditer(text):
-        if _preceded(text, match.start(), _WITH_BEFORE, 4):
-            continue
-        if _WITH_AFTER.match(text[match.end() :].strip()):
-            continue
-        return True
+    for pattern, exempt_before in ((_PART_FOR_SALE, _WITH), (_ACCESSORY, _WITH_BEFORE)):
+        for match in pattern.finditer(text):
+            if _sold_alone(text, match, exempt_before):
+                return True
     return False
+
+
+def _sold_alone(text: str, match: re.Match[str], exempt_before: re.Pattern[str]) -> bool:
+    """An accessory word that is not part of a card ("with", "installed", "no ...")."""
+    if _MISSING_BEFORE.search(text[: match.start()]):
+        return False
+    if _preceded(text, match.start(), exempt_before, 4):
+        return False
+    return not _WITH_AFTER.match(text[match.end() :].strip())
 
 
 def _is_broken(text: str) -> bool:
@@ -307,7 +413,7 @@ _QUANTITY = (
     re.compile(rf"{_COOLER_NAMES}\b{_NUMBER} ?x (?={_GPU_WORD}\b)"),
     # Inno3D "X3 OC"/"iChill X4 Ultra" are product names.
     re.compile(
-        r"(?<!pcie )(?<!ichill )(?<!gen )(?<!twin )(?<!\d\.\d )"
+        r"(?<!pcie )(?<!ichill )(?<!gen )(?<!gen\d )(?<!twin )(?<!\d\.\d )"
         r"\bx ?(?P<n>[2-9]|[1-5]\d)\b(?! slot| lane| oc| ultra)"
     ),
     re.compile(rf"{_NUMBER} (?:x )?(?:matched )?(?:{_GPU_WORD} )?(?:cards|gpus)\b"),
@@ -327,8 +433,16 @@ def quantity(text: str) -> int:
 _SIZE = re.compile(
     r"(?<!\dx)\b(?P<gb>\d{1,3})gb\b(?! ?(?:ram|ddr\d?|lpddr\d?|ssd|hdd|nvme|emmc|storage|system))"
 )
-_FORMS = {"sxm": re.compile(r"\bsxm ?\d?\b"), "pcie": re.compile(r"\bpcie\b"), "nvl": _words("nvl")}
+_FORMS = {
+    "sxm": re.compile(r"\bsxm ?[124-6]?\b"),
+    # SXM3 is the V100 board of the DGX-2, a different card from the SXM2 one.
+    "sxm3": re.compile(r"\bsxm ?3\b"),
+    "pcie": re.compile(r"\bpcie\b"),
+    "nvl": _words("nvl"),
+}
 _NEGATED_FORM = re.compile(r"\b(?:not|non|no) (?:pcie|sxm ?\d?)\b")
+# An SXM module "converted" to or sold on a PCIe adapter is still the SXM card.
+_ON_ADAPTER = _words(r"convert\w*", r"adapter", r"to pcie")
 
 
 def sizes(text: str) -> frozenset[int]:
@@ -337,6 +451,9 @@ def sizes(text: str) -> frozenset[int]:
 
 
 def forms(text: str) -> frozenset[str]:
-    """Form factors stated: "pcie", "sxm" (any generation), "nvl"."""
+    """Form factors stated: "pcie", "sxm" (any generation but 3), "sxm3", "nvl"."""
     text = _NEGATED_FORM.sub(" ", text)
-    return frozenset(name for name, pattern in _FORMS.items() if pattern.search(text))
+    found = frozenset(name for name, pattern in _FORMS.items() if pattern.search(text))
+    if "sxm" in found and "pcie" in found and _ON_ADAPTER.search(text):
+        return found - {"pcie"}
+    return found

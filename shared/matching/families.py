@@ -190,7 +190,8 @@ def resolve(family: Family, sizes: frozenset[int], forms: frozenset[str]) -> Out
         known = sizes & {_size_of(spec) for spec in specs}
         if not known:
             return Outcome(NOT_IN_CATALOG)
-        if len(known) > 1:
+        # "12GB ... 16GB" contradicts itself, as does a choice of sizes.
+        if len(known) > 1 or known != sizes:
             return Outcome(AMBIGUOUS)
         specs = [spec for spec in specs if _size_of(spec) in known]
     if family.uses_form:

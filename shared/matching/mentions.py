@@ -4,7 +4,8 @@ Each rule is a regular expression plus a function turning its match into a menti
 family key of `families.FAMILIES`, or a fixed outcome for names that are known GPUs but
 not catalog cards (near relatives such as "rx 7900 xt" must not fall through to a
 sibling) or that cannot be told apart ("rtx 6000"). Rules run in order and blank out
-what they matched, so "quadro rtx 6000" is not seen again as "rtx 6000".
+what they matched, so "quadro rtx 6000" is not seen again as "rtx 6000". A name right
+after "not" is what the card is not ("RTX 3080 Ti (not 3080 12GB)") and is skipped.
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ class Mention:
     family: str | None = None
     # Set instead of `family` for names that resolve without the catalog.
     fixed: str | None = None
+    # GeForce and Radeon model as written ("5070 ti", "7900"), to spot a name repeated
+    # without its suffix.
+    model: str = ""
 
 
 _NIC = Mention(fixed=NOT_IN_CATALOG)
@@ -41,18 +45,21 @@ _GPU_CONTEXT = re.compile(
 )
 
 
-def _family(key: str) -> Mention:
-    return Mention(family=key) if key in FAMILIES else _NIC
+def _family(key: str, model: str = "") -> Mention:
+    if key in FAMILIES:
+        return Mention(family=key, model=model)
+    return Mention(fixed=NOT_IN_CATALOG, model=model)
 
 
 def _geforce(match: re.Match[str], text: str) -> Mention | None:
     number, suffix = match["number"], (match["suffix"] or "").strip()
     if not match["prefix"] and number not in _BARE_GEFORCE:
         return None
+    model = f"{number} {suffix}".strip()
     if suffix in ("d", "xt"):
         # "4090 d" is the China-only card; "xt" means an AMD card named without "rx".
-        return _NIC
-    return _family(f"geforce {number} {suffix}".strip())
+        return Mention(fixed=NOT_IN_CATALOG, model=model)
+    return _family(f"geforce {model}", model)
 
 
 def _reversed_geforce(match: re.Match[str], text: str) -> Mention:
@@ -62,7 +69,8 @@ def _reversed_geforce(match: re.Match[str], text: str) -> Mention:
 
 
 def _amd(match: re.Match[str], text: str) -> Mention:
-    return _family(f"rx {match['number']} {match['suffix'] or ''}".strip())
+    model = f"{match['number']} {match['suffix'] or ''}".strip()
+    return _family(f"rx {model}", model)
 
 
 def _instinct(match: re.Match[str], text: str) -> Mention:
@@ -127,10 +135,10 @@ _RULES: tuple[tuple[re.Pattern[str], Handler], ...] = tuple(
     (re.compile(pattern), handler)
     for pattern, handler in (
         (r"\brtx pro (?P<number>\d{4})\b", _rtx_pro),
-        (r"\b(?:quadro |nvidia |rtx )*a(?P<number>\d{4}|400|500)\b(?P<ada> ada)?", _rtx_a),
+        (r"\b(?:quadro |nvidia |rtx )*a(?P<number>\d\d00|400|500)\b(?P<ada> ada)?", _rtx_a),
         (r"\brtx (?P<number>\d{4})(?: sff)? ada\b", _rtx_ada),
         (
-            r"\b(?:quadro|quatro) (?P<rtx>rtx )?(?:[a-z]{1,2} ?)?(?P<number>\d{3,5})\b"
+            r"\b(?:quadro|quatro) (?P<rtx>rtx )?(?:[a-z]{1,3} ?)?(?P<number>\d{3,5})\b"
             r"(?P<ada> ada)?",
             _quadro,
         ),
@@ -174,7 +182,8 @@ def find_mentions(title: str) -> list[Mention]:
             mention = handler(match, title)
             if mention is None:
                 continue
-            mentions.append(mention)
             start, end = match.span()
+            if not text[:start].endswith(" not "):
+                mentions.append(mention)
             text = text[:start] + " " * (end - start) + text[end:]
     return mentions

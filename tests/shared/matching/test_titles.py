@@ -28,11 +28,9 @@ REASONS = {
     "not_in_catalog",
     "no_gpu",
 }
-# Labelled correctly, matched wrongly; kept so the measured numbers stay honest.
-KNOWN_FAILURES = {
-    "RTX 3080 Ti 12GB (not 3080 12GB)": "negated sibling names are not understood",
-    "V100 SXM2 32GB to PCIe adapter card with V100": "SXM card sold on an adapter",
-}
+# Labelled correctly, matched wrongly (strict xfails); kept so the measured numbers stay
+# honest. Empty since the negated-sibling and SXM-on-adapter cases were fixed.
+KNOWN_FAILURES: dict[str, str] = {}
 MAX_WRONG_ID_RATE = 0.01
 MIN_RECALL = 0.95
 
