@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from services.cli import parse_page
 from services.cli.api_keys import app as api_keys_app
 from services.cli.match import match_titles
 from services.cli.model import app as model_app
@@ -28,6 +29,7 @@ app.add_typer(api_keys_app, name="api-keys")
 app.add_typer(tco_app, name="tco")
 app.add_typer(quotes_app, name="quotes")
 app.command("scrape")(scrape)
+app.command("parse-page", help=parse_page.HELP)(parse_page.parse_page)
 app.command("match-titles", help="Match listing titles (one per line on stdin) to GPU ids.")(
     match_titles
 )

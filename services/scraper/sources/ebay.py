@@ -18,6 +18,7 @@ served to some clients and is parsed as a fallback. Checked against real capture
 
 from __future__ import annotations
 
+import html
 import re
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -84,6 +85,9 @@ _S_CARD_CLASSES = frozenset(
 # eBay serves minified markup).
 _RESULTS_COLUMN = re.compile(r"<div\b[^>]*?[\s\"'=]srp-river-results[\s\"'>]")
 _RESULTS_LIST = re.compile(r"<ul\b[^>]*?[\s\"'=]srp-results[\s\"'>]")
+_LINK_TAG = re.compile(r"<link\b[^>]*>", re.IGNORECASE)
+_CANONICAL = re.compile(r"\brel\s*=\s*[\"']?canonical\b", re.IGNORECASE)
+_HREF = re.compile(r"\bhref\s*=\s*[\"']?([^\"'\s>]+)", re.IGNORECASE)
 
 
 def search_url(
@@ -116,6 +120,28 @@ def as_sold_search(url: str) -> str:
 
 def is_sold_search(url: str) -> bool:
     return parse_qs(urlsplit(url).query).get("LH_Sold") == ["1"]
+
+
+def canonical_search_url(body: str | bytes) -> str | None:
+    """The search URL a saved page names as its canonical link, if it is an eBay search.
+
+    eBay leaves the sold flag out of it: a sold page is told by its "Sold" captions.
+    """
+    markup = decode_markup(body)
+    head_end = markup.find("</head")
+    for tag in _LINK_TAG.findall(markup if head_end < 0 else markup[:head_end]):
+        if not _CANONICAL.search(tag):
+            continue
+        href = _HREF.search(tag)
+        url = html.unescape(href.group(1)) if href else ""
+        parts = urlsplit(url)
+        if (
+            parts.scheme in ("http", "https")
+            and "ebay." in parts.netloc
+            and parts.path == "/sch/i.html"
+        ):
+            return url
+    return None
 
 
 def parse(body: str | bytes, url: str) -> list[RawListing]:
