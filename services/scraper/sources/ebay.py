@@ -154,7 +154,11 @@ def parse(body: str | bytes, url: str) -> list[RawListing]:
             return _listings(results.cards, url)
     # No cards in the cut (an empty search, or markup the cut does not fit): the whole
     # page tells "no results" from "layout changed".
-    soup = fast_soup(markup)
+    return parse_soup(fast_soup(markup), url)
+
+
+def parse_soup(soup: BeautifulSoup, url: str) -> list[RawListing]:
+    """The listings of a whole page's soup, from any parser: what `parse` must match."""
     results = _results(soup)
     no_results = soup.select_one(".srp-save-null-search") is not None
     if results is None:
