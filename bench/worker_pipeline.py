@@ -51,12 +51,31 @@ def _shows_n(base: str, n: int) -> bool:
 
 
 def price_to_recommend(base: str, changes: int) -> list[float]:
-    from shared.pricing.intake import PriceInput, record_price
+    """A scraped market price committed as the scraper does (recompute after the commit)."""
+    from datetime import UTC, datetime
+
+    from shared.events import enqueue_after_commit, recompute_call
+    from shared.models import PriceObservation
 
     latencies = []
     for i in range(changes):
+        usd = Decimal(600 + i)
         with session_scope() as session:
-            record_price(session, PriceInput("rtx-3090", Decimal(600 + i), "used", "bench"))
+            session.add(
+                PriceObservation(
+                    gpu_id="rtx-3090",
+                    condition="used",
+                    price=usd,
+                    price_usd=usd,
+                    kind="scraped",
+                    source="bench",
+                    listing_id=f"bench-{i}",
+                    observed_at=datetime.now(UTC),
+                    measure="ask",
+                )
+            )
+            session.flush()
+            enqueue_after_commit(session, recompute_call(["rtx-3090"]))
         committed = time.perf_counter()
         # The market price is the median of the newest window: n counts the new price in.
         wait_for(partial(_shows_n, base, i + 1), 30, "updated answer", interval=0.005)

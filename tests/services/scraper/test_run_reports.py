@@ -7,7 +7,8 @@ from shared.events import TaskCall
 from tests.services.scraper.scrape_env import ScrapeEnv
 
 
-def test_a_cloud_scrape_enqueues_alert_evaluation_for_its_gpus(scrape_env: ScrapeEnv, monkeypatch):
+def test_a_cloud_scrape_enqueues_the_recompute_of_its_gpus(scrape_env: ScrapeEnv, monkeypatch):
+    """Rentals are ranked (condition=cloud); alert evaluation follows the recompute."""
     calls: list[TaskCall] = []
     monkeypatch.setattr(
         runner, "enqueue_after_commit", lambda session, call, settings: calls.append(call)
@@ -15,7 +16,7 @@ def test_a_cloud_scrape_enqueues_alert_evaluation_for_its_gpus(scrape_env: Scrap
     [report] = scrape_env.run(["vast"])
     assert report.cloud_offers > 0
     [call] = calls
-    assert call.name == "alerts.evaluate" and call.queue == "alerts"
+    assert call.name == "compute.recompute_scores" and call.queue == "compute"
     assert call.args == (report.gpu_ids,) and report.gpu_ids
 
 

@@ -12,7 +12,7 @@ from services.scraper.fetch import Fetcher, PageCache
 from services.scraper.jobs import sweep
 from services.scraper.settings import ScraperSettings
 from shared.models import PriceObservation
-from shared.pricing.market import market_price
+from shared.pricing.market import PricePolicy, market_price
 from shared.seed import seed_catalog
 from shared.sources_model import SourceStatus
 from tests.factories import make_observation
@@ -118,7 +118,7 @@ def test_a_price_jump_is_quarantined_not_used(scrape_env: ScrapeEnv) -> None:
         ("256700001111", Decimal("1610.00")),
         ("256734128811", Decimal("1674.99")),
     ]
-    price = market_price(rows, "used", 30)
+    price = market_price(rows, "used", PricePolicy(now=RUN_AT, window_days=30))
     assert price is not None and price.usd == Decimal("500.00")
 
 

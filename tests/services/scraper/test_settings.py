@@ -27,7 +27,6 @@ def test_defaults_are_polite() -> None:
     assert settings.user_agent.startswith("GPUAdvisorBot/")
 
 
-
 def test_quarantine_settings_are_shared_with_posted_prices(monkeypatch) -> None:
     from shared.settings import Settings
 
