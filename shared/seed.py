@@ -18,6 +18,7 @@ from shared.bundled.readers import (
     iter_cloud_medians,
     iter_cloud_offers,
     iter_ebay_monthly_prices,
+    iter_ebay_snapshot_prices,
     iter_gpupoet_list_prices,
     iter_gpupoet_prices,
     iter_msrp_prices,
@@ -104,6 +105,7 @@ def seed_prices(session: Session) -> int:
         *iter_amazon_prices(),
         *iter_ebay_monthly_prices(),
         *iter_gpupoet_prices(),
+        *iter_ebay_snapshot_prices(),
     ]
     return _insert_batches(session, PriceObservation, _price_rows(records, seen))
 

@@ -8,6 +8,7 @@ from shared.bundled.amazon import amazon_skips, iter_amazon_prices
 from shared.bundled.cloud import cloud_skips, iter_cloud_offers
 from shared.bundled.cloud_index import cloud_median_skips, iter_cloud_medians
 from shared.bundled.ebay import ebay_skips, iter_ebay_monthly_prices
+from shared.bundled.ebay_snapshots import iter_ebay_snapshot_prices
 from shared.bundled.gpupoet import gpupoet_skips, iter_gpupoet_list_prices, iter_gpupoet_prices
 from shared.bundled.msrp import iter_msrp_prices
 
@@ -21,6 +22,7 @@ __all__ = [
     "iter_cloud_medians",
     "iter_cloud_offers",
     "iter_ebay_monthly_prices",
+    "iter_ebay_snapshot_prices",
     "iter_gpupoet_list_prices",
     "iter_gpupoet_prices",
     "iter_msrp_prices",
