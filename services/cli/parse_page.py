@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -129,7 +130,10 @@ def parse_page(
     except OSError as exc:
         _fail(2, f"cannot read {file}: {exc.strerror or exc}")
     try:
-        lines = page_lines(source, page, body, url, get_scraper_settings())
+        with warnings.catch_warnings():
+            # Parser warnings (undecodable bytes...) would break the one-line stderr contract.
+            warnings.simplefilter("ignore")
+            lines = page_lines(source, page, body, url, get_scraper_settings())
     except ParseError as exc:
         _fail(1, f"{source}: cannot parse {file}: {type(exc).__name__}: {exc.reason}")
     except Exception as exc:  # the contract: any page we cannot read is exit 1, one line
@@ -200,7 +204,7 @@ def _cloud_line(source: str, verdict: CloudVerdict) -> Json:
     return {
         "source": source,
         "listing_id": offer.offer_id or f"{offer.instance_type}:{offer.region}",
-        "title": f"{count or '?'}x {offer.gpu_name}",
+        "title": f"{count or '?'}x {offer.gpu_name}" if offer.gpu_name else offer.instance_type,
         "price": _decimal(price),
         "currency": "USD" if price is not None else None,
         "condition": None,

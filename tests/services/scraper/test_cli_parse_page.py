@@ -110,6 +110,8 @@ MARKET_SAMPLES = [
 ]
 CLOUD_SAMPLES = [
     ("azure", "azure_prices/page1.json"),
+    ("azure", "azure_prices/real_sku_names.json"),
+    ("vast", "vast/verification_states.json"),
     ("aws", "aws_pricing/us-east-1.csv"),
     ("vast", "vast/offers.json"),
     ("lambda", "lambda_cloud/instance_types.json"),
@@ -144,6 +146,8 @@ def test_cloud_samples_one_line_per_offer(source: str, sample: str) -> None:
             assert line["pricing"] in {"on_demand", "spot"}
         if line["reason"] is None:
             assert line["gpu_id"] and line["price"]
+        else:
+            assert line["gpu_id"] is None  # skipped, unpriced or unmapped: never stored
 
 
 def test_azure_on_demand_and_spot_rows_are_one_line() -> None:
@@ -167,6 +171,16 @@ def test_unreadable_page_exits_1_with_one_line(source: str, sample: str, reason:
     code, lines, stderr = run("--source", source, str(SAMPLES_DIR / sample))
     assert code == 1 and lines == []
     assert len(stderr.splitlines()) == 1 and reason in stderr
+
+
+def test_undecodable_bytes_still_one_line(tmp_path: Path) -> None:
+    page = tmp_path / "binary.html"
+    page.write_bytes(b"\xff\xfe\x00garbage \x81\x82")
+    code, lines, stderr = run("--source", "ebay", str(page))
+    assert (code, lines) == (1, [])
+    assert stderr.splitlines() == [
+        f"parse-page: ebay: cannot parse {page}: LayoutChanged: no ul.srp-results container"
+    ]
 
 
 def test_no_results_is_an_empty_success() -> None:
