@@ -145,16 +145,17 @@ def test_a_price_change_reaches_recommend_through_a_real_worker(stack):
         worker = next(s for s in stack["services"] if s.name == "worker-compute")
         pytest.fail(f"price never reached /recommend; worker log:\n{worker.log_tail()}")
     engine = create_engine(stack["database_url"])
-    with engine.connect() as conn:
-        runs = (
-            conn.execute(
-                text("SELECT status FROM task_run WHERE name = 'compute.recompute_scores'")
-            )
-            .scalars()
-            .all()
-        )
-    engine.dispose()
-    assert "success" in runs
+    query = text("SELECT status FROM task_run WHERE name = 'compute.recompute_scores'")
+
+    def recorded() -> bool:
+        # The run's row turns to success just after the commit the API already reads.
+        with engine.connect() as conn:
+            return "success" in conn.execute(query).scalars().all()
+
+    try:
+        wait_for(recorded, 30, "the recompute's task_run row")
+    finally:
+        engine.dispose()
     after = rtx_3090_used(base)
     assert after is not None and after["price"] == before["price"]  # a quote is not the market
 
