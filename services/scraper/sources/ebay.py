@@ -14,17 +14,23 @@ served to some clients and is parsed as a fallback. Checked against real capture
 - a sold "Best offer accepted" shows the asking price struck through; the price paid is
   not on the page, so no price is stored;
 - the condition is in a subtitle row, not always the first one.
+
+Pages are 1-3 MB: the tree is built by lxml directly (BeautifulSoup's tree over lxml was
+four fifths of the parse time) from the results column on, and each card is read in one
+walk. `bench/parse_speed.py` measures it.
 """
 
 from __future__ import annotations
 
 import html
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date, datetime
 from urllib.parse import parse_qs, urlencode, urlsplit
 
-from bs4 import BeautifulSoup, Tag
+from lxml import html as lxml_html
+from lxml.etree import ParserError, _Element
 
 from services.scraper.errors import LayoutChanged
 from services.scraper.listing import (
@@ -35,13 +41,7 @@ from services.scraper.listing import (
     price_fields,
 )
 from services.scraper.money import Money, parse_shipping
-from services.scraper.sources._common import (
-    class_list,
-    decode_markup,
-    fast_soup,
-    href_of,
-    text_of,
-)
+from services.scraper.sources._common import decode_markup
 
 SOURCE = "ebay"
 # eBay category "Computer Components & Parts > Graphics/Video Cards".
@@ -72,6 +72,19 @@ _PLACEHOLDER_TITLES = {"shop on ebay"}
 _HIDDEN_TITLE_CLASSES = frozenset({"clipped", "LIGHT_HIGHLIGHT", "s-card__new-listing"})
 _STRUCK_CLASSES = frozenset({"strikethrough", "STRIKETHROUGH"})
 _REWRITE_START = "srp-river-answer--REWRITE_START"
+_S_ITEM_CLASSES = frozenset(
+    {
+        "s-item__title",
+        "s-item__link",
+        "s-item__price",
+        "s-item__caption",
+        "s-item__title--tagblock",
+        "s-item__shipping",
+        "s-item__logisticsCost",
+        "SECONDARY_INFO",
+        "s-item__detail",
+    }
+)
 _S_CARD_CLASSES = frozenset(
     {
         "s-card__title",
@@ -149,18 +162,19 @@ def parse(body: str | bytes, url: str) -> list[RawListing]:
     markup = decode_markup(body)
     region = _results_region(markup)
     if region is not None:
-        results = _results(fast_soup(region))
+        results = _results(_tree(region))
         if results is not None and results.shown:
             return _listings(results.cards, url)
     # No cards in the cut (an empty search, or markup the cut does not fit): the whole
     # page tells "no results" from "layout changed".
-    return parse_soup(fast_soup(markup), url)
+    return parse_whole(markup, url)
 
 
-def parse_soup(soup: BeautifulSoup, url: str) -> list[RawListing]:
-    """The listings of a whole page's soup, from any parser: what `parse` must match."""
-    results = _results(soup)
-    no_results = soup.select_one(".srp-save-null-search") is not None
+def parse_whole(markup: str, url: str) -> list[RawListing]:
+    """The listings of the whole page, without the cut: what `parse` must match."""
+    root = _tree(markup)
+    results = _results(root)
+    no_results = next(_with_class(root, "srp-save-null-search"), None) is not None
     if results is None:
         if no_results:
             return []
@@ -170,12 +184,51 @@ def parse_soup(soup: BeautifulSoup, url: str) -> list[RawListing]:
     return _listings(results.cards, url)
 
 
+def _tree(markup: str) -> _Element:
+    try:
+        return lxml_html.document_fromstring(markup)
+    except ParserError:  # an empty document
+        return lxml_html.document_fromstring("<html><body></body></html>")
+    except ValueError:  # a str still carrying an XML encoding declaration
+        return lxml_html.document_fromstring(markup.encode("utf-8"))
+
+
+def _classes(element: _Element) -> list[str]:
+    value = element.get("class")
+    return value.split() if value else []
+
+
+def _with_class(root: _Element, name: str, tag: str = "*") -> Iterator[_Element]:
+    pattern = f'.//{tag}[contains(concat(" ", normalize-space(@class), " "), " {name} ")]'
+    yield from root.xpath(pattern)
+
+
+def _text(element: _Element | None, hidden: frozenset[str] = frozenset()) -> str:
+    """Visible text with whitespace collapsed, leaving out subtrees with a `hidden` class
+    ('' when the element is missing)."""
+    if element is None:
+        return ""
+    parts: list[str] = []
+    _gather(element, hidden, parts)
+    return re.sub(r"\s+", " ", " ".join(parts)).strip()
+
+
+def _gather(element: _Element, hidden: frozenset[str], parts: list[str]) -> None:
+    if element.text and isinstance(element.tag, str):
+        parts.append(element.text)
+    for child in element:
+        if isinstance(child.tag, str) and not hidden.intersection(_classes(child)):
+            _gather(child, hidden, parts)
+        if child.tail:
+            parts.append(child.tail)
+
+
 def _results_region(markup: str) -> str | None:
     """The page from the results column on, or None when its markers are missing.
 
-    The header, filters and inline data above the results are most of a page, and
-    building a soup for them was most of the parse time; what follows the list is mostly
-    scripts, cheap to parse, so the cut needs no end (and cannot end too early).
+    The header, filters and inline data above the results are most of a page; what
+    follows the list is mostly scripts, cheap to parse, so the cut needs no end (and
+    cannot end too early).
     """
     listing = _RESULTS_LIST.search(markup)
     if listing is None:
@@ -187,20 +240,20 @@ def _results_region(markup: str) -> str | None:
 @dataclass(frozen=True)
 class _Results:
     # The query's results, in page order.
-    cards: list[Tag]
+    cards: list[_Element]
     # Cards in the list, results of a loosened query included.
     shown: int
 
 
-def _results(soup: BeautifulSoup) -> _Results | None:
-    listing = soup.select_one("ul.srp-results")
+def _results(root: _Element) -> _Results | None:
+    listing = next(iter(_with_class(root, "srp-results", "ul")), None)
     if listing is None:
         return None
-    rewritten = any(_is_rewrite(sibling) for sibling in _previous_tags(listing))
-    cards: list[Tag] = []
+    rewritten = any(_is_rewrite(sibling) for sibling in listing.itersiblings(preceding=True))
+    cards: list[_Element] = []
     shown = 0
-    for item in listing.find_all("li", recursive=False):
-        classes = class_list(item)
+    for item in listing.iterchildren("li"):
+        classes = _classes(item)
         if _is_rewrite(item):
             rewritten = True
         elif "s-card" in classes or "s-item" in classes:
@@ -210,20 +263,16 @@ def _results(soup: BeautifulSoup) -> _Results | None:
     return _Results(cards, shown)
 
 
-def _previous_tags(element: Tag) -> list[Tag]:
-    return [sibling for sibling in element.previous_siblings if isinstance(sibling, Tag)]
-
-
-def _is_rewrite(answer: Tag) -> bool:
+def _is_rewrite(answer: _Element) -> bool:
     """An answer after which results are for a loosened query, not for the query."""
-    if _REWRITE_START not in class_list(answer):
+    if not isinstance(answer.tag, str) or _REWRITE_START not in _classes(answer):
         return False
     # The UK capture: "685 items found from eBay international sellers" opens a list of
     # exact matches from sellers abroad.
-    return "international sellers" not in text_of(answer).lower()
+    return "international sellers" not in _text(answer).lower()
 
 
-def _listings(cards: list[Tag], url: str) -> list[RawListing]:
+def _listings(cards: list[_Element], url: str) -> list[RawListing]:
     sold_page = is_sold_search(url)
     origin = "{0.scheme}://{0.netloc}".format(urlsplit(url))
     parsed = (_listing(_fields(card), origin, sold_page) for card in cards)
@@ -243,17 +292,16 @@ class _CardFields:
     details: list[str]
 
 
-def _fields(card: Tag) -> _CardFields:
-    if "s-card" in class_list(card):
+def _fields(card: _Element) -> _CardFields:
+    if "s-card" in _classes(card):
         return _s_card_fields(card)
     return _s_item_fields(card)
 
 
-def _s_card_fields(card: Tag) -> _CardFields:
-    # One walk over the card instead of a CSS query per field: the queries took longer
-    # than building the tree.
+def _s_card_fields(card: _Element) -> _CardFields:
+    # One walk over the card instead of a query per field.
     found, href = _collect(card, _S_CARD_CLASSES)
-    rows = [text_of(row) for row in found.get("s-card__attribute-row", [])]
+    rows = [_text(row) for row in found.get("s-card__attribute-row", [])]
     shown, struck = _split_struck(found.get("s-card__price", []))
     titles = found.get("s-card__title")
     captions = found.get("s-card__caption")
@@ -263,72 +311,67 @@ def _s_card_fields(card: Tag) -> _CardFields:
         price_texts=shown,
         struck_texts=struck,
         shipping_text=_shipping_row(rows),
-        subtitles=[text_of(s) for s in found.get("s-card__subtitle", [])],
-        sold_text=text_of(captions[0] if captions else None),
+        subtitles=[_text(s) for s in found.get("s-card__subtitle", [])],
+        sold_text=_text(captions[0] if captions else None),
         details=rows,
     )
 
 
-def _s_item_fields(card: Tag) -> _CardFields:
-    sold = card.select_one(".s-item__caption, .s-item__title--tagblock .POSITIVE")
-    shipping = text_of(card.select_one(".s-item__shipping, .s-item__logisticsCost"))
-    shown, struck = _split_struck(card.select(".s-item__price"))
+def _s_item_fields(card: _Element) -> _CardFields:
+    found, _ = _collect(card, _S_ITEM_CLASSES)
+    link = next((a for a in found.get("s-item__link", []) if a.tag == "a"), None)
+    sold = found.get("s-item__caption") or [
+        p for tag in found.get("s-item__title--tagblock", []) for p in _with_class(tag, "POSITIVE")
+    ]
+    shipping = found.get("s-item__shipping") or found.get("s-item__logisticsCost") or []
+    shown, struck = _split_struck(found.get("s-item__price", []))
+    titles = found.get("s-item__title")
     return _CardFields(
-        title=_title(card.select_one(".s-item__title")),
-        href=href_of(card.select_one("a.s-item__link")),
+        title=_title(titles[0] if titles else None),
+        href=None if link is None else link.get("href"),
         price_texts=shown,
         struck_texts=struck,
-        shipping_text=shipping or None,
-        subtitles=[text_of(s) for s in card.select(".SECONDARY_INFO")],
-        sold_text=text_of(sold),
-        details=[text_of(d) for d in card.select(".s-item__detail")],
+        shipping_text=_text(shipping[0]) if shipping else None,
+        subtitles=[_text(s) for s in found.get("SECONDARY_INFO", [])],
+        sold_text=_text(sold[0] if sold else None),
+        details=[_text(d) for d in found.get("s-item__detail", [])],
     )
 
 
-def _collect(card: Tag, wanted: frozenset[str]) -> tuple[dict[str, list[Tag]], str | None]:
+def _collect(
+    card: _Element, wanted: frozenset[str]
+) -> tuple[dict[str, list[_Element]], str | None]:
     """Descendants carrying each wanted class, in page order, and the first item link."""
-    found: dict[str, list[Tag]] = {}
+    found: dict[str, list[_Element]] = {}
     href: str | None = None
-    for element in card.descendants:
-        if not isinstance(element, Tag):
+    for element in card.iterdescendants():
+        if not isinstance(element.tag, str):
             continue
-        if href is None and element.name == "a":
-            link = href_of(element)
+        if href is None and element.tag == "a":
+            link = element.get("href")
             href = link if link is not None and "/itm/" in link else None
-        for name in wanted.intersection(class_list(element)):
+        for name in wanted.intersection(_classes(element)):
             found.setdefault(name, []).append(element)
     return found, href
 
 
-def _split_struck(prices: list[Tag]) -> tuple[list[str], list[str]]:
+def _split_struck(prices: list[_Element]) -> tuple[list[str], list[str]]:
     shown: list[str] = []
     struck: list[str] = []
     for price in prices:
-        (struck if _is_struck(price) else shown).append(text_of(price))
+        (struck if _is_struck(price) else shown).append(_text(price))
     return shown, struck
 
 
-def _is_struck(element: Tag) -> bool:
-    if _STRUCK_CLASSES.intersection(class_list(element)):
-        return True
+def _is_struck(element: _Element) -> bool:
     return any(
-        isinstance(inner, Tag) and _STRUCK_CLASSES.intersection(class_list(inner))
-        for inner in element.descendants
+        isinstance(inner.tag, str) and _STRUCK_CLASSES.intersection(_classes(inner))
+        for inner in element.iter()
     )
 
 
-def _title(element: Tag | None) -> str:
-    if element is None:
-        return ""
-    hidden = [
-        inner
-        for inner in element.descendants
-        if isinstance(inner, Tag) and _HIDDEN_TITLE_CLASSES.intersection(class_list(inner))
-    ]
-    for inner in hidden:
-        if not inner.decomposed:  # inside one removed before it
-            inner.decompose()
-    return text_of(element)
+def _title(element: _Element | None) -> str:
+    return _text(element, _HIDDEN_TITLE_CLASSES)
 
 
 def _shipping_row(rows: list[str]) -> str | None:
