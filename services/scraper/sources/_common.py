@@ -38,17 +38,6 @@ def decode_markup(body: str | bytes) -> str:
     return UnicodeDammit(body, is_html=True).unicode_markup or body.decode("utf-8", "replace")
 
 
-def fast_soup(markup: str) -> BeautifulSoup:
-    """A soup built by lxml, for pages big enough that parse time matters (eBay).
-
-    lxml tokenizes in C and builds the tree in a fraction of html.parser's time; class
-    attributes are left as one string (`class_list` splits them), which saves splitting
-    every class of every element. `find_all(class_=...)` does not match single classes
-    then: use CSS selectors or `class_list`.
-    """
-    return BeautifulSoup(markup, "lxml", multi_valued_attributes=None)
-
-
 def text_of(element: Tag | None) -> str:
     """Visible text with whitespace collapsed ('' when the element is missing)."""
     if element is None:
