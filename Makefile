@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 PORT ?= 8000
 
-.PHONY: run test lint typecheck pytest install services-up clean
+.PHONY: run test lint typecheck pytest install services-up clean screenshots
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || python3 -m venv $(VENV)
@@ -33,6 +33,10 @@ pytest: $(STAMP) services-up
 	$(BIN)/pytest -n 2 --dist loadfile
 
 test: lint typecheck pytest
+
+# The browser tests, writing their pictures to docs/screenshots/ (make test leaves them alone).
+screenshots: $(STAMP) services-up
+	GPU_ADVISOR_SCREENSHOT_DIR=docs/screenshots $(BIN)/pytest tests/services/api/web/test_browser.py
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache

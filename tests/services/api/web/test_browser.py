@@ -1,11 +1,13 @@
 """The pages in a real browser: Debian's Chromium driven by Playwright, against uvicorn.
 
-Slow (a browser and a server); kept to four journeys. Screenshots go to docs/screenshots/.
+Slow (a browser and a server); kept to four journeys. Screenshots go to a temporary
+directory; `make screenshots` writes them to docs/screenshots/.
 Needs /usr/bin/chromium: infra/dev/browser-up.sh installs it.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import socket
 import threading
@@ -24,7 +26,9 @@ from tests.conftest import make_settings, new_database
 pytestmark = pytest.mark.slow
 
 CHROMIUM = Path("/usr/bin/chromium")
-SCREENSHOTS = Path(__file__).resolve().parents[4] / "docs" / "screenshots"
+# Set by `make screenshots`; otherwise the pictures go to a temporary directory, so that
+# `make test` leaves the tracked ones alone.
+SCREENSHOT_DIR_ENV = "GPU_ADVISOR_SCREENSHOT_DIR"
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -95,19 +99,28 @@ def _bars(page, chart="chart-perf-per-dollar"):
     )
 
 
+@pytest.fixture
+def screenshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    configured = os.environ.get(SCREENSHOT_DIR_ENV)
+    if not configured:
+        return tmp_path_factory.mktemp("screenshots")
+    directory = Path(configured)
+    directory.mkdir(parents=True, exist_ok=True)
+    return directory
+
+
 def _recommended(base: str, query: str) -> list[str]:
     answer = httpx.get(f"{base}/recommend?{query}", timeout=10).json()
     return [r["gpu"]["id"] for r in answer["results"]]
 
 
-def test_chart_follows_the_form(server, browser):
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+def test_chart_follows_the_form(server, browser, screenshots):
     page = browser.new_page()
     page.goto(f"{server}/?task=cv&memory_gb=24")
     bars = _bars(page)
     assert [gpu for gpu, _ in bars] == _recommended(server, "task=cv&memory_gb=24")
     assert bars and all(memory >= 24 for _, memory in bars)
-    page.screenshot(path=str(SCREENSHOTS / "recommend-cv-24gb.png"), full_page=True)
+    page.screenshot(path=str(screenshots / "recommend-cv-24gb.png"), full_page=True)
 
     # Change task and memory: the script swaps in a new chart and updates the URL.
     page.select_option("#task", "llm-inference")
@@ -126,17 +139,17 @@ def test_chart_follows_the_form(server, browser):
     query = page.url.split("?", 1)[1]
     assert [gpu for gpu, _ in bars] == _recommended(server, query)
     assert [gpu for gpu, _ in _bars(page, "chart-performance")] == [gpu for gpu, _ in bars]
-    page.screenshot(path=str(SCREENSHOTS / "recommend-llm-inference-48gb.png"), full_page=True)
+    page.screenshot(path=str(screenshots / "recommend-llm-inference-48gb.png"), full_page=True)
 
     # The URL is the view: loading it again shows the same bars.
     shared = browser.new_page()
     shared.goto(page.url)
     assert _bars(shared) == bars
     shared.set_viewport_size({"width": 390, "height": 844})
-    shared.screenshot(path=str(SCREENSHOTS / "recommend-mobile.png"))
+    shared.screenshot(path=str(screenshots / "recommend-mobile.png"))
 
 
-def test_gpu_page_and_tco_form(server, browser):
+def test_gpu_page_and_tco_form(server, browser, screenshots):
     page = browser.new_page()
     page.goto(f"{server}/?task=cv&memory_gb=24")
     first = page.locator("table.results tbody tr").first
@@ -146,7 +159,7 @@ def test_gpu_page_and_tco_form(server, browser):
     assert load_catalog().by_id[gpu].name in page.locator("h1").inner_text()
     assert page.locator("#chart-price-history").is_visible()
     assert page.locator("table.predictions tbody tr").count() == 8
-    page.screenshot(path=str(SCREENSHOTS / f"gpu-{gpu}.png"), full_page=True)
+    page.screenshot(path=str(screenshots / f"gpu-{gpu}.png"), full_page=True)
 
     page.goto(f"{server}/tco")
     page.select_option("#gpu", "rtx-4090")
@@ -155,10 +168,10 @@ def test_gpu_page_and_tco_form(server, browser):
     page.wait_for_url(re.compile(r"/tco\?.*utilization=0\.5"))
     assert "break" in page.locator("#tco-result").inner_text()
     assert page.locator("svg.cost .line.own").count() == 1
-    page.screenshot(path=str(SCREENSHOTS / "tco.png"), full_page=True)
+    page.screenshot(path=str(screenshots / "tco.png"), full_page=True)
 
 
-def test_quotes_form(server, browser):
+def test_quotes_form(server, browser, screenshots):
     page = browser.new_page()
     page.goto(f"{server}/quotes")
     assert page.locator("#standard-quotes tbody tr").count() > 0
@@ -183,7 +196,7 @@ def test_quotes_form(server, browser):
     exported = httpx.get(f"{server}{csv_url}", timeout=10)
     assert exported.headers["content-type"].startswith("text/csv")
     assert exported.text.splitlines()[-1].startswith("total,total,")
-    page.screenshot(path=str(SCREENSHOTS / "quotes.png"), full_page=True)
+    page.screenshot(path=str(screenshots / "quotes.png"), full_page=True)
 
 
 def test_works_without_javascript(server, tmp_path):
