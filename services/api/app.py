@@ -14,6 +14,7 @@ from services.api.alerts.router import router as alerts_router
 from services.api.auth import optional_read_key
 from services.api.charts.router import router as charts_router
 from services.api.gpus.router import router as gpus_router
+from services.api.health.router import FreshnessCache
 from services.api.health.router import router as health_router
 from services.api.model.router import router as model_router
 from services.api.prices.router import router as prices_router
@@ -62,6 +63,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.score_cache = ScoreCache()
     app.state.response_cache = ResponseCache()
+    app.state.freshness_cache = FreshnessCache()
     errors.install(app)
     metrics.install(app)
     app.state.rate_limiter = RateLimiter(settings.rate_limit_per_minute, settings.broker_url)

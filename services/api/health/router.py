@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import threading
 from datetime import UTC, datetime
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from sqlalchemy import func
 from sqlmodel import Session, col, select
@@ -13,14 +14,14 @@ from sqlmodel import Session, col, select
 from services.api.deps import SessionDep, SettingsDep
 from shared.broker import broker_reachable
 from shared.models import CloudOffer, PriceObservation, ScoreState
-from shared.pricing.measures import QUOTE_KINDS
+from shared.pricing.measures import LIST_PRICE, QUOTE_KINDS
 from shared.settings import Settings
 
 router = APIRouter(tags=["health"])
 
 
 @router.get("/health")
-def health(session: SessionDep, settings: SettingsDep) -> JSONResponse:
+def health(request: Request, session: SessionDep, settings: SettingsDep) -> JSONResponse:
     """200 while the API can answer (degraded without a broker); 503 without a database."""
     try:
         # The newest price behind the current ranking, stamped by every recompute: a
@@ -41,7 +42,9 @@ def health(session: SessionDep, settings: SettingsDep) -> JSONResponse:
     content["newest_price_age_hours"] = (
         round((datetime.now(UTC) - newest).total_seconds() / 3600, 1) if newest else None
     )
-    content["prices"] = _price_freshness(session, settings)
+    cache: FreshnessCache = request.app.state.freshness_cache
+    newest_by_group = cache.newest(session, state.revision if state else None)
+    content["prices"] = _price_freshness(newest_by_group, settings)
     if any(p["stale"] is True for p in content["prices"].values()) and content["status"] == "ok":
         content["status"] = "degraded"
     content["scores"] = (
@@ -60,6 +63,25 @@ def health(session: SessionDep, settings: SettingsDep) -> JSONResponse:
 _GROUPS = {"new": ("new",), "used": ("used", "refurbished", "open-box")}
 
 
+class FreshnessCache:
+    """The newest price per group, read once per score revision: every price write is
+    followed by a recompute that bumps it, and load balancers poll /health often."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._held: tuple[int | None, dict[str, datetime | None]] | None = None
+
+    def newest(self, session: Session, revision: int | None) -> dict[str, datetime | None]:
+        with self._lock:
+            held = self._held
+        if held is not None and held[0] == revision:
+            return held[1]
+        found = _newest_prices(session)
+        with self._lock:
+            self._held = (revision, found)
+        return found
+
+
 def _freshness(newest: datetime | None, settings: Settings, now: datetime) -> dict[str, Any]:
     age = (now - newest).total_seconds() / 86400 if newest else None
     return {
@@ -71,21 +93,25 @@ def _freshness(newest: datetime | None, settings: Settings, now: datetime) -> di
     }
 
 
-def _price_freshness(session: Session, settings: Settings) -> dict[str, dict[str, Any]]:
-    """Per condition, the newest market price (quotes left out) and whether it is stale:
-    a service whose newest used price is months old answers from history."""
-    now = datetime.now(UTC)
-    report = {}
+def _newest_prices(session: Session) -> dict[str, datetime | None]:
+    """Per group, the newest market price (quotes and launch prices left out)."""
+    newest: dict[str, datetime | None] = {}
     for group, conditions in _GROUPS.items():
-        newest = session.exec(
+        newest[group] = session.exec(
             select(func.max(PriceObservation.observed_at)).where(
                 col(PriceObservation.condition).in_(conditions),
                 col(PriceObservation.quarantined).is_(False),
                 col(PriceObservation.kind).not_in(sorted(QUOTE_KINDS)),
-                PriceObservation.measure != "list_price",
+                PriceObservation.measure != LIST_PRICE,
             )
         ).one()
-        report[group] = _freshness(newest, settings, now)
-    cloud = session.exec(select(func.max(CloudOffer.observed_at))).one()
-    report["cloud"] = _freshness(cloud, settings, now)
-    return report
+    newest["cloud"] = session.exec(select(func.max(CloudOffer.observed_at))).one()
+    return newest
+
+
+def _price_freshness(
+    newest: dict[str, datetime | None], settings: Settings
+) -> dict[str, dict[str, Any]]:
+    """A service whose newest used price is months old answers from history: say so."""
+    now = datetime.now(UTC)
+    return {group: _freshness(at, settings, now) for group, at in newest.items()}

@@ -156,12 +156,26 @@ def test_condition_cloud_ranks_current_rentals_per_gpu_hour(client):
     )
 
 
-def test_health_reports_price_freshness_per_condition(client):
+def test_health_reports_price_freshness_per_condition(client, db):
     health = client.get("/health").json()
     assert health["prices"]["used"]["stale"] is False
     assert health["prices"]["new"]["stale"] is None  # no new prices at all
     assert health["prices"]["cloud"]["stale"] is False
     assert health["status"] == "ok"
+    # Read once per score revision: a new price and its recompute show at once.
+    engine = make_engine(db)
+    with session_scope(engine) as session:
+        new_price = make_observation(
+            gpu_id="rtx-5090", condition="new", usd="2900", observed_at=_days_ago(1)
+        )
+        session.add(new_price)
+        session.flush()
+        recompute_scores(session, ["rtx-5090"])
+    engine.dispose()
+    again = client.get("/health").json()["prices"]["new"]
+    assert again["stale"] is False and again["newest_at"].startswith(
+        _days_ago(1).date().isoformat()
+    )
 
 
 def test_health_is_degraded_when_the_newest_price_is_stale(backend, tmp_path, monkeypatch):
