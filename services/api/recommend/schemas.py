@@ -8,6 +8,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from services.api.prices.schemas import QuoteOut
+
 Task = Literal[
     "cv", "nlp", "llm-inference", "image-generation", "video", "rl", "kaggle", "prototyping"
 ]
@@ -57,18 +59,6 @@ class PriceOut(BaseModel):
     stale: bool = Field(description="older than the stale age (GPU_ADVISOR_PRICE_STALE_DAYS)")
 
 
-class QuoteRef(BaseModel):
-    """The best posted quote for this GPU: shown beside the market price, never used by
-    the ranking."""
-
-    id: int
-    usd: Decimal
-    condition: str
-    source: str
-    observed_at: datetime
-    age_days: float
-
-
 class PerformanceOut(BaseModel):
     interval: tuple[float, float]
     basis: str = Field(description="measured or calibrated-model")
@@ -92,7 +82,11 @@ class RecommendResult(BaseModel):
     perf_per_1000_usd: float
     caveats: list[str]
     explanation: str
-    best_quote: QuoteRef | None = None
+    best_quote: QuoteOut | None = Field(
+        default=None,
+        description="the best posted quote for this GPU: shown beside the market price, "
+        "never used by the ranking",
+    )
 
 
 class RecommendQuery(BaseModel):

@@ -19,11 +19,12 @@ from decimal import Decimal
 
 from sqlmodel import Session, select
 
+from services.api.prices.schemas import QuoteOut
+from services.api.prices.service import quote_out
 from services.api.recommend.schemas import (
     GpuRef,
     PerformanceOut,
     PriceOut,
-    QuoteRef,
     RecommendQuery,
     RecommendResponse,
     RecommendResult,
@@ -202,23 +203,16 @@ def _best_quotes(
     query: RecommendQuery,
     settings: Settings,
     now: datetime,
-) -> dict[str, QuoteRef]:
+) -> dict[str, QuoteOut]:
     if query.condition == "cloud" or not ranked:
         return {}
     ids = [r.spec.id for r in ranked]
     best = best_quotes(recent_quotes(session, ids, now, settings.price_stale_days))
-    found: dict[str, QuoteRef] = {}
+    found: dict[str, QuoteOut] = {}
     for gpu_id in ids:
         quote = best_for(best, gpu_id, query.condition)
-        if quote is not None and quote.id is not None:
-            found[gpu_id] = QuoteRef(
-                id=quote.id,
-                usd=quote.price_usd,
-                condition=quote.condition,
-                source=quote.source,
-                observed_at=quote.observed_at,
-                age_days=_age_days(quote.observed_at, now),
-            )
+        if quote is not None:
+            found[gpu_id] = quote_out(quote, now)
     return found
 
 
@@ -250,7 +244,7 @@ def _result(
     query: RecommendQuery,
     settings: Settings,
     now: datetime,
-    quote: QuoteRef | None,
+    quote: QuoteOut | None,
 ) -> RecommendResult:
     spec, score = row.spec, row.score
     performance, system, total = _build(row, query, settings)
