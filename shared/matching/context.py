@@ -35,6 +35,13 @@ _CARD_ONLY = _words(
 # Sellers of bare cards append "Server" as a keyword: "... Graphics Card Computing Server".
 _TRAILING_SERVER = re.compile(r"(\b(?:graphics|video|gpu|accelerator) card\b.*) server $")
 
+# Edition names of a card, not computers: "RTX PRO 6000 Blackwell Server (Edition)",
+# "RTX PRO 6000 Blackwell Workstation 96GB", "Max-Q Workstation Edition".
+_EDITION = _words(
+    r"rtx pro \d{4}(?: blackwell)?(?: \d+gb)? (?:server|workstation)",
+    r"max q (?:server|workstation)",
+)
+
 # "Desktop PC graphics card", "computer graphic card", "server GPU": the card, not a computer.
 _CARD_TARGET = _words(
     r"(?:gaming |desktop |computer |pc |server |workstation )+"
@@ -100,6 +107,10 @@ _SYSTEM = _words(
     r"supermicro",
     r"dgx",
     r"hgx",
+    # Rack-scale Grace Blackwell systems and their trays, and the GB200/GB300 NVL2/NVL4 boards.
+    r"nvl ?(?:36|72|144|576)\w*",
+    r"gb[23]00 nvl ?[24]",
+    r"(?:compute|switch) trays?",
     r"ibuypower",
     r"cyberpower\w*",
     r"skytech",
@@ -346,7 +357,7 @@ def _is_laptop(text: str) -> bool:
 def _is_system(text: str, *, names_gpu: bool) -> bool:
     if _CARD_ONLY.search(text):
         return False
-    cleaned = _CARD_TARGET.sub(" ", _ORIGIN.sub(" ", text))
+    cleaned = _CARD_TARGET.sub(" ", _ORIGIN.sub(" ", _EDITION.sub(" ", text)))
     cleaned = _TRAILING_SERVER.sub(r"\1 ", cleaned)
     return bool(_SYSTEM.search(cleaned) or (names_gpu and _COMPONENTS.search(cleaned)))
 

@@ -35,6 +35,9 @@ class Family:
     ignore_size: bool = False
     # Marketing sizes other than the catalog's (H100 NVL is sold as 94 GB and as 96 GB).
     size_aliases: tuple[tuple[int, int], ...] = ()
+    # Catalog GPUs in one item the title names: a GB200/GB300 superchip carries two
+    # Blackwell GPUs, and the catalog rows (and prices) are per GPU.
+    gpus_per_item: int = 1
 
     @property
     def uses_form(self) -> bool:
@@ -119,7 +122,11 @@ FAMILIES: dict[str, Family] = {
     "rtx 4500 ada": _one("rtx-4500-ada"),
     "rtx 5000 ada": _one("rtx-5000-ada"),
     "rtx 6000 ada": _one("rtx-6000-ada"),
+    # The RTX PRO 6000 Blackwell comes in three editions; a bare name is the Workstation
+    # Edition (the boxed retail card), Server Edition and Max-Q are named as such.
     "rtx pro 6000": _one("rtx-pro-6000-blackwell"),
+    "rtx pro 6000 server": _one("rtx-pro-6000-blackwell-server"),
+    "rtx pro 6000 max q": _one("rtx-pro-6000-blackwell-max-q"),
     "k80": Family(("tesla-k80",), ignore_size=True),
     "p4": _one("tesla-p4"),
     "p40": _one("tesla-p40"),
@@ -150,9 +157,16 @@ FAMILIES: dict[str, Family] = {
     "h200": Family(("h200-sxm", "h200-nvl"), requires_form=True),
     "gh200": _one("gh200"),
     "b200": Family(("b200",), size_aliases=((192, 180),)),
+    # The catalog states the usable memory (270 GB) of the 288 GB HBM3e B300.
+    "b300": Family(("b300",), size_aliases=((288, 270),)),
+    # Superchips: one GB200/GB300 is two GPUs; sizes may be per GPU, physical or per superchip.
+    "gb200": Family(("gb200",), size_aliases=((192, 186), (372, 186), (384, 186)), gpus_per_item=2),
+    "gb300": Family(("gb300",), size_aliases=((576, 288),), gpus_per_item=2),
     "mi210": _one("mi210"),
     "mi250x": _one("mi250x"),
     "mi300x": _one("mi300x"),
+    "mi325x": _one("mi325x"),
+    "mi355x": _one("mi355x"),
     "rx 7900 xtx": _one("rx-7900-xtx"),
 }
 
@@ -161,6 +175,14 @@ FAMILIES: dict[str, Family] = {
 class Outcome:
     reason: str
     gpu_id: str | None = None
+
+
+def gpus_per_item(gpu_id: str) -> int:
+    """Catalog GPUs in one item of this card (2 for a GB200/GB300 superchip)."""
+    return max(
+        (family.gpus_per_item for family in FAMILIES.values() if gpu_id in family.ids),
+        default=1,
+    )
 
 
 def _spec(gpu_id: str) -> GpuSpec:

@@ -95,11 +95,33 @@ def _rtx_a(match: re.Match[str], text: str) -> Mention:
     return _family(f"rtx a{match['number']}")
 
 
+# "Server Edition", or "Server" right after the model name ("RTX PRO 6000 Blackwell Server
+# 96GB"); a "Server" keyword elsewhere in a card title is not the edition.
+_RTX_PRO_SERVER = re.compile(r" server edition | rtx pro 6000(?: blackwell)?(?: \d+gb)? server ")
+_RTX_PRO_WORKSTATION = re.compile(
+    r" workstation edition | rtx pro 6000(?: blackwell)?(?: \d+gb)? workstation "
+)
+
+
 def _rtx_pro(match: re.Match[str], text: str) -> Mention:
-    # The 300 W Max-Q edition is a different board from the catalog's 600 W card.
+    number = match["number"]
+    if number != "6000":
+        return _family(f"rtx pro {number}")
+    if text[match.end() :].startswith(" d "):
+        return _NIC  # RTX PRO 6000D: the China-market card
+    # Three editions of one GB202 card: Workstation (600 W, the bare name), Max-Q
+    # Workstation (300 W) and the passive Server Edition. Two editions named: no choice.
+    editions = set()
     if " max q " in text:
-        return _NIC
-    return _family(f"rtx pro {match['number']}")
+        editions.add("max q")
+    elif _RTX_PRO_WORKSTATION.search(text):
+        editions.add("")
+    if _RTX_PRO_SERVER.search(text):
+        editions.add("server")
+    if len(editions) > 1:
+        return _AMBIGUOUS
+    edition = editions.pop() if editions else ""
+    return _family(f"rtx pro 6000 {edition}".strip())
 
 
 def _rtx_ada(match: re.Match[str], text: str) -> Mention:

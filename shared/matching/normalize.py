@@ -57,7 +57,7 @@ _REWRITES: tuple[tuple[re.Pattern[str], Rewrite], ...] = tuple(
         (r"\bnon-?(?=working|functional|ti\b|super\b)", "non "),
         (r"\bpci-?e\b|\bpci express\b|\bpcle\b", "pcie"),
         (r"\bpcie(?=\d)", "pcie "),
-        (r"\bmax-q\b", "max q"),
+        (r"\bmax-?q\b", "max q"),
         (r"\bex-mining\b", "ex mining"),
         (r"\bw/o\b", " without "),
         (r"\bw/", " with "),

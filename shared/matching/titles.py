@@ -16,7 +16,9 @@ Reason codes
    GPUs inside a system are not a lot. Where a card came from ("pulled from a working
    PC", "pulled from HP Omen 45L", "Dell Precision pull - card only"), what it is for
    ("desktop graphics card") and a trailing "Server" keyword after "Graphics Card" are
-   not systems; "card only" means no computer is sold.
+   not systems; "card only" means no computer is sold. HGX/DGX boards, Grace Blackwell
+   racks and trays ("GB200 NVL72", "compute tray", "GB200 NVL4") are systems too; an
+   edition name ("RTX PRO 6000 Blackwell Server Edition", "Max-Q Workstation") is not.
 4. ``accessory``: backplate, water block, replacement fan(s), shroud, riser, SLI/NVLink
    bridge, cable, adapter, heatsink or cooler sold alone, a cooler shell without the
    board ("NO PCB"), "no GPU"; merchandise (keychain, poster, sticker, t-shirt, mug,
@@ -62,6 +64,12 @@ Rules
   board numbers state the form ("900-21001-..." is the PCIe A100, "699-2G503-..." the
   V100 SXM2); a wattage or an OEM spare number does not. An SXM module "converted" to or
   sold on a PCIe adapter is the SXM card; PCIe and SXM both stated otherwise is ambiguous.
+- RTX PRO 6000 Blackwell: "Server Edition" (or "Server" right after the model name) is
+  the Server Edition, "Max-Q" the 300 W Max-Q card, otherwise the 600 W Workstation
+  Edition, also when no edition is named; two editions named is ambiguous; the RTX PRO
+  6000D is ``not_in_catalog``.
+- A GB200 or GB300 is a superchip with two GPUs: the catalog cards are per GPU, so one
+  superchip is a quantity of 2. B300 is the HGX (SXM) card; "288GB" is its 270 GB.
 - "RTX 6000" alone is ambiguous; "Quadro RTX 6000", "RTX A6000" (or "A6000") and
   "RTX 6000 Ada" are three cards; a self-contradicting name ("RTX A6000 Ada") is
   ambiguous. The same holds for RTX 4000/5000; a bare "RTX 8000" is the Quadro.
@@ -89,6 +97,7 @@ from shared.matching.families import (
     NOT_IN_CATALOG,
     Outcome,
     check_families,
+    gpus_per_item,
     resolve,
 )
 from shared.matching.mentions import Mention, find_mentions
@@ -113,8 +122,9 @@ def match_title(title: str) -> TitleMatch:
     reason = context.rejection(text, names_gpu=bool(mentions))
     if reason is None:
         outcome = _identify(mentions, text)
-        if outcome.reason == MATCHED:
-            return TitleMatch(title, outcome.gpu_id, context.quantity(text), MATCHED)
+        if outcome.reason == MATCHED and outcome.gpu_id is not None:
+            count = context.quantity(text) * gpus_per_item(outcome.gpu_id)
+            return TitleMatch(title, outcome.gpu_id, count, MATCHED)
         reason = outcome.reason
     return TitleMatch(title, None, None, reason)
 

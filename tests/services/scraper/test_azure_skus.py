@@ -53,7 +53,8 @@ def test_gpu_and_count_per_vm(sku: str, gpu_id: str, count: int) -> None:
 def test_the_glued_rtx_pro_token_is_read_but_its_count_is_not_guessed() -> None:
     found = azure_prices.sku_gpu("Standard_NC320lds_xl_RTXPRO6000BSE_v6")
     assert found.gpu_name == "RTX PRO 6000 Blackwell Server Edition"
-    assert resolve_gpu_name(found.gpu_name) == "rtx-pro-6000-blackwell"
+    # The Server Edition (1,597 GB/s, passive), not the 600 W Workstation Edition.
+    assert resolve_gpu_name(found.gpu_name) == "rtx-pro-6000-blackwell-server"
     assert found.gpu_count is None  # no reviewed size table for NCv6 yet
 
 
