@@ -30,6 +30,9 @@ INDEX_SOURCE = (
 # "A100-40GB" names no form factor; the clouds in the index rent 40 GB A100s as SXM4
 # (AWS p4d, GCP a2, Lambda), so it is the SXM4 card. "H100" and "A100-80GB" are SXM.
 INDEX_GPUS = {
+    # The HGX B300 (SXM) card, as AWS p6-b300 rents it; the source does not say whether a
+    # provider's GB300 (superchip) price is counted as "B300".
+    "B300": "b300",
     "B200": "b200",
     "H200": "h200-sxm",
     "H100": "h100-sxm5",
@@ -41,7 +44,8 @@ INDEX_GPUS = {
     "A100-40GB": "a100-40gb-sxm4",
     "L40S": "l40s",
 }
-INDEX_NOT_IN_CATALOG = frozenset({"B300"})
+# Index GPUs the catalog does not have (none since B300 was added).
+INDEX_NOT_IN_CATALOG: frozenset[str] = frozenset()
 # The "index" series is the median over the segments below: an offer of none of them.
 SERIES_MEASURES = {
     "hyperscaler": SEGMENT_MEDIAN,

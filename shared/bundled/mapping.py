@@ -20,6 +20,7 @@ AWS_FAMILIES: Final[dict[tuple[str, str], str]] = {
     ("p5e", "H200"): "h200-sxm",
     ("p5en", "H200"): "h200-sxm",
     ("p6-b200", "B200"): "b200",
+    ("p6-b300", "B300"): "b300",  # 8x B300 SXM (HGX B300), 275,040 MiB each
 }
 
 # Azure: (instance type, AcceleratorName) -> gpu_id. Sizes listed one by one because the series
@@ -180,7 +181,6 @@ AMBIGUOUS: Final[dict[str, str]] = {
 # Provider and retail names of GPUs the catalog does not have.
 NOT_IN_CATALOG: Final[frozenset[str]] = frozenset(
     {
-        "aws:B300",
         "azure:M60",
         "azure:MI25",
         "vast:RTX_5880Ada",

@@ -51,6 +51,7 @@ def test_cloud_index_medians_are_per_gpu_hour_by_segment():
     records = list(iter_cloud_medians())
     index = [r for r in records if r.provider == "gpu-price-index"]
     assert {r.gpu_id for r in index} == {
+        "b300",
         "b200",
         "h200-sxm",
         "h100-sxm5",
@@ -72,7 +73,10 @@ def test_cloud_index_medians_are_per_gpu_hour_by_segment():
     assert b200.on_demand_usd_per_hour is not None and b200.spot_usd_per_hour is None
     spot = [r for r in index if r.instance_type.endswith("spot median")]
     assert spot and all(r.on_demand_usd_per_hour is None and r.spot_usd_per_hour for r in spot)
-    assert cloud_median_skips() == {"aggregate of the other series": 70, "GPU not in catalog": 30}
+    # 10 GPUs x 7 days of the "index" series, plus B300's 7 since B300 is in the catalog.
+    assert cloud_median_skips() == {"aggregate of the other series": 77}
+    b300 = [r for r in index if r.gpu_id == "b300"]
+    assert len(b300) == 23 and {r.instance_type.split()[0] for r in b300} == {"B300"}
 
 
 def test_marketplace_percentiles_map_by_board():

@@ -183,6 +183,12 @@ def test_gcp_a2_highgpu_1g_is_host_plus_accelerator(cloud):
     assert record.gpu_id == "a100-40gb-sxm4"
 
 
+def test_aws_skips_no_row_since_b300_is_in_the_catalog(cloud):
+    assert cloud_skips()["aws"] == {}
+    record = _cloud_record(cloud, "aws", "p6-b300.48xlarge", "us-west-2")
+    assert record.gpu_count == 8 and record.on_demand_usd_per_hour == Decimal("142.416")
+
+
 def test_gcp_has_no_tpu_or_unpaired_records(cloud):
     assert all(r.instance_type for r in cloud if r.provider == "gcp")
     assert cloud_skips()["gcp"]["TPU"] > 0
@@ -191,6 +197,7 @@ def test_gcp_has_no_tpu_or_unpaired_records(cloud):
 @pytest.mark.parametrize(
     ("provider", "instance_type", "region", "gpu_id"),
     [
+        ("aws", "p6-b300.48xlarge", "us-west-2", "b300"),
         ("azure", "Standard_NC24ads_A100_v4", "eastus", "a100-80gb-pcie"),
         ("azure", "Standard_ND96asr_v4", "eastus", "a100-40gb-sxm4"),
         ("azure", "Standard_NC40ads_H100_v5", "eastus", "h100-nvl"),
