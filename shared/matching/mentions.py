@@ -96,8 +96,11 @@ def _rtx_a(match: re.Match[str], text: str) -> Mention:
 
 
 # "Server Edition", or "Server" right after the model name ("RTX PRO 6000 Blackwell Server
-# 96GB"); a "Server" keyword elsewhere in a card title is not the edition.
-_RTX_PRO_SERVER = re.compile(r" server edition | rtx pro 6000(?: blackwell)?(?: \d+gb)? server ")
+# 96GB"), or Azure's "BSE" (Blackwell Server Edition) split into words; a "Server" keyword
+# elsewhere in a card title is not the edition.
+_RTX_PRO_SERVER = re.compile(
+    r" server edition | rtx pro 6000(?: blackwell)?(?: \d+gb)? server | rtx pro 6000 b?se "
+)
 _RTX_PRO_WORKSTATION = re.compile(
     r" workstation edition | rtx pro 6000(?: blackwell)?(?: \d+gb)? workstation "
 )

@@ -166,6 +166,7 @@ def test_new_architectures_are_extrapolated_with_a_wider_interval(model, catalog
         ("RTX PRO 6000 Blackwell Server Edition", "rtx-pro-6000-blackwell-server"),
         ("RTX PRO 6000 Server", "rtx-pro-6000-blackwell-server"),
         ("RTXPRO6000BSE", "rtx-pro-6000-blackwell-server"),
+        ("NC 320 lds xl RTX PRO 6000 BSE v6", "rtx-pro-6000-blackwell-server"),
         ("RTX PRO 6000 Max-Q", "rtx-pro-6000-blackwell-max-q"),
         ("rtx pro 6000 maxq", "rtx-pro-6000-blackwell-max-q"),
         ("RTX PRO 6000", "rtx-pro-6000-blackwell"),
