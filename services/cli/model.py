@@ -81,3 +81,27 @@ def predict(
     )
     for caveat in result["caveats"]:
         typer.echo(f"  note: {caveat}")
+
+
+DEFAULT_VALIDATION_PATH = DEFAULT_REPORT_DIR / "validation.md"
+
+
+@app.command()
+def validate(
+    out: Annotated[Path, typer.Option(help="Markdown file to write.")] = DEFAULT_VALIDATION_PATH,
+) -> None:
+    """Score the model and the bandwidth baseline on published benchmarks (GPU pairs per table)."""
+    from shared.perfmodel.report import validation_summaries, write_validation_report
+
+    result = write_validation_report(out)
+    typer.echo(
+        f"{'class':15} {'data set':18} {'pairs':>5} {'median':>7} {'p90':>7} | "
+        f"{'base med':>8} {'base p90':>8} | coverage"
+    )
+    for s in validation_summaries(result):
+        coverage = "-" if s.coverage_sum is None else f"{s.coverage_sum:.0%}"
+        typer.echo(
+            f"{s.label:15} {s.dataset:18} {s.pairs:5} {s.median:7.1%} {s.p90:7.1%} | "
+            f"{s.baseline_median:8.1%} {s.baseline_p90:8.1%} | {coverage}"
+        )
+    typer.echo(f"wrote {out}")

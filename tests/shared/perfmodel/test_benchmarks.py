@@ -1,0 +1,145 @@
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from shared.catalog.specs import Catalog
+from shared.perfmodel import benchmarks as bm
+
+
+@pytest.fixture(scope="module")
+def loaded() -> bm.LoadResult:
+    return bm.load_all()
+
+
+def _find(result: bm.LoadResult, **fields: object) -> list[bm.Measurement]:
+    return [m for m in result.measurements if all(getattr(m, k) == v for k, v in fields.items())]
+
+
+def test_every_bundled_row_is_read(loaded):
+    assert loaded.rows_read[bm.MLPERF_TRAINING] == 913
+    assert loaded.rows_read[bm.MLPERF_INFERENCE] == 744 + 85
+    assert loaded.rows_read[bm.LLMPERF] == 171
+    assert loaded.rows_read[bm.LLAMACPP] == 36
+    assert loaded.rows_read[bm.GEERLINGGUY] == 102 + 9
+
+
+def test_every_row_is_either_kept_or_counted_as_skipped(loaded):
+    kept = Counter(m.dataset for m in loaded.measurements)
+    skipped: Counter[str] = Counter()
+    for (dataset, _), count in loaded.skipped_by_reason().items():
+        skipped[dataset] += count
+    for dataset, read in loaded.rows_read.items():
+        assert kept[dataset] + skipped[dataset] == read, dataset
+
+
+def test_mlperf_inference_v40_row_becomes_a_derived_per_gpu_value(loaded):
+    # DGX-H100x8 llama2-70b-99.9 Offline: 21,805.8 tokens/s for 8 GPUs (checked in PROVENANCE).
+    [m] = _find(
+        loaded,
+        dataset=bm.MLPERF_INFERENCE,
+        table_id="mlperf-inference v4.0 closed llama2-70b-99.9 Offline",
+        system="NVIDIA DGX-H100_H100-SXM-80GBx8_TRT",
+    )
+    assert m.gpu_id == "h100-sxm5"
+    assert m.gpus_per_system == 8
+    assert m.value == pytest.approx(21805.8 / 8)
+    assert m.derived and "derived" in m.unit and m.unit.startswith("Tokens/s")
+    assert m.workload_class == bm.LLM_SERVING
+
+
+def test_mlperf_training_throughput_uses_unscaled_run_time(loaded):
+    # v3.0 Dell XE9680x8H100 bert: 2.39914e6 samples in 5.2642 min (olympic mean) on 8 GPUs.
+    [m] = _find(
+        loaded,
+        dataset=bm.MLPERF_TRAINING,
+        table_id="mlperf-training v3.0 closed bert",
+        system="Dell XE9680x8H100-SXM-80GB",
+    )
+    assert m.gpu_id == "h100-sxm5" and m.workload_class == bm.TRAINING_NLP
+    assert m.value == pytest.approx(2.39914e6 / 5.2642 / 8)
+    assert m.submitter == "Dell"
+
+
+def test_skips_are_counted_by_reason(loaded):
+    reasons = loaded.skipped_by_reason()
+    assert reasons[(bm.MLPERF_TRAINING, bm.SKIP_DUPLICATE)] == 68
+    assert reasons[(bm.MLPERF_TRAINING, bm.SKIP_NOT_GPU)] == 14 + 7 + 1  # Gaudi2, TPUs
+    assert reasons[(bm.MLPERF_INFERENCE, bm.SKIP_CPU)] == 72
+    details = {s.detail for s in loaded.skipped if s.reason == bm.SKIP_POWER}
+    assert "NVIDIA A100-SXM-80GB CTS at 500W" in details
+    assert "NVIDIA H200-SXM-141GB-CTS" in details
+    assert "MaxQ (energy-tuned) system" in details
+    assert reasons[(bm.MLPERF_INFERENCE, bm.SKIP_SAME_RUN)] > 0
+    assert reasons[(bm.MLPERF_INFERENCE, bm.SKIP_REFERENCE_CODE)] > 0
+    assert not any("MaxQ" in m.system for m in loaded.measurements)
+
+
+def test_a_99_9_copy_of_a_99_run_is_dropped(loaded):
+    # NVIDIA's 3d-unet -99.9 logs are byte-identical copies of the -99 ones.
+    dgx = _find(loaded, system="NVIDIA DGX-H100_H100-SXM-80GBx8_TRT")
+    assert any(m.workload == "3d-unet-99 Offline" for m in dgx)
+    assert not any(m.workload == "3d-unet-99.9 Offline" for m in dgx)
+
+
+def test_every_name_in_the_files_is_mapped_or_has_a_reason():
+    # The explicit table covers every spelling, so the free-form matcher is never needed.
+    columns = {
+        ("mlperf-training", "mlperf_training_closed_available.csv"): "accelerator_model_name",
+        ("mlperf-inference", "mlperf_inference_v4.0_closed.csv"): "accelerator_model_name",
+        ("mlperf-inference", "mlperf_inference_v5.0_closed_selected.csv"): "accelerator_model_name",
+        ("llmperf-tech-grandpa", "llmperf_runs.csv"): "gpu_as_written",
+        ("llamacpp-pr-tables", "llamacpp_pr_table_excerpts.csv"): "gpu",
+        ("geerlingguy-ai-benchmarks", "geerlingguy_readme_findings.csv"): "gpu_as_written",
+        ("geerlingguy-ai-benchmarks", "geerlingguy_issue_excerpts.csv"): "gpu_as_written",
+    }
+    for (source, filename), column in columns.items():
+        for row in bm.read_rows(source, filename):
+            name = bm._normalise_name(row[column])
+            if name:
+                assert name in bm.GPU_NAME_MAP or name in bm.UNMAPPED_NAME_REASONS, name
+
+
+@pytest.mark.parametrize(
+    ("written", "expected"),
+    [
+        ("Virtualized NVIDIA H100-SXM-80GB", "h100-sxm5"),
+        ("(runpod) RTX A6000 ADA", "rtx-6000-ada"),
+        ("RTX A4000 (P)", "rtx-a4000"),
+        ("NVIDIA Blackwell Ultra GPU (B300-SXM-270GB)", "b300"),
+        ("P40", "tesla-p40"),
+    ],
+)
+def test_name_mapping(catalog, written, expected):
+    assert bm.map_gpu_name(written, catalog) == (expected, "")
+
+
+def test_names_without_catalog_id_are_skipped_with_a_reason(catalog):
+    assert bm.map_gpu_name("TPU-v5p", catalog) == (None, bm.SKIP_NOT_GPU)
+    assert bm.map_gpu_name("AMD Instinct MI350X", catalog) == (None, bm.SKIP_NOT_IN_CATALOG)
+    # A mapped id the catalog does not (yet) have is skipped, not an error.
+    without_b300 = Catalog([g for g in catalog.gpus if g.id != "b300"])
+    written = "NVIDIA Blackwell Ultra GPU (B300-SXM-270GB)"
+    assert bm.map_gpu_name(written, without_b300) == (None, bm.SKIP_NOT_IN_CATALOG)
+
+
+def test_geerlingguy_tables_are_one_model_on_one_host(loaded):
+    tables = {m.table_id for m in loaded.measurements if m.dataset == bm.GEERLINGGUY}
+    assert "geerlingguy_readme_gpt_oss_20b @ Intel 265K Custom PC" in tables
+    assert "geerlingguy_readme_gpt_oss_20b @ Pi CM5 - 16GB" in tables
+
+
+def test_llamacpp_multi_gpu_rows_are_per_gpu(loaded):
+    rows = _find(loaded, dataset=bm.LLAMACPP, table_id="llamacpp_pr19378_4xRTX4090")
+    assert rows and all(m.gpus_per_system == 4 and m.derived for m in rows)
+    [tg] = [m for m in rows if m.workload == "gpt-oss 120B MXFP4 MoE tg128"]
+    assert tg.value == pytest.approx(180.36 / 4)
+    assert tg.workload_class == bm.LLM_DECODE
+
+
+def test_lambda_is_labelled_in_sample_and_kept_apart(loaded):
+    assert bm.LAMBDA_IN_SAMPLE not in bm.OUT_OF_SAMPLE_DATASETS
+    lambda_rows = _find(loaded, dataset=bm.LAMBDA_IN_SAMPLE)
+    assert lambda_rows and all(m.precision == "fp16" for m in lambda_rows)
+    assert bm.LAMBDA_IN_SAMPLE not in {m.dataset for m in bm.load_all(False).measurements}
