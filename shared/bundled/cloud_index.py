@@ -44,8 +44,6 @@ INDEX_GPUS = {
     "A100-40GB": "a100-40gb-sxm4",
     "L40S": "l40s",
 }
-# Index GPUs the catalog does not have (none since B300 was added).
-INDEX_NOT_IN_CATALOG: frozenset[str] = frozenset()
 # The "index" series is the median over the segments below: an offer of none of them.
 SERIES_MEASURES = {
     "hyperscaler": SEGMENT_MEDIAN,
@@ -74,8 +72,6 @@ MARKET_GPUS = {
 
 def _index_outcome(row: dict[str, str]) -> CloudRecord | Skip:
     name, series = row["gpu_model"], row["series"]
-    if name in INDEX_NOT_IN_CATALOG:
-        return Skip("GPU not in catalog")
     gpu_id = INDEX_GPUS.get(name)
     measure = SERIES_MEASURES.get(series)
     if gpu_id is None:

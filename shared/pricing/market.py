@@ -100,6 +100,11 @@ class MarketPrice:
     age_days: float = 0.0
 
 
+def age_days(at: datetime, now: datetime) -> float:
+    """How old a price observed `at` is at `now`, in days (two decimals)."""
+    return round((now - at).total_seconds() / 86400, 2)
+
+
 def source_name(observation_source: str) -> str:
     """The scraper source an observation came from ("ebay:sold" -> "ebay")."""
     return observation_source.removesuffix(SOLD_SUFFIX)
@@ -331,7 +336,7 @@ def _aggregate(
         by_source=_per_source(kept, source_stale),
         measure=measure,
         stale_reason=stale_reason,
-        age_days=round((policy.now - observed_at).total_seconds() / 86400, 2),
+        age_days=age_days(observed_at, policy.now),
     )
 
 

@@ -29,7 +29,7 @@ from shared.pricing.market import PricePolicy, market_price
 from shared.pricing.measures import LIST_PRICE, QUOTE_KINDS
 from shared.settings import Settings
 
-MARKET_GROUPS = {"new": "new", "used": "used", "refurbished": "used", "open-box": "used"}
+MARKET_GROUPS = {"new": "new", "used": "used", "refurbished": "used"}
 
 MedianKey = tuple[str, str]  # (gpu id, market group)
 DEFAULT_FACTOR = Decimal("3")
@@ -99,13 +99,14 @@ def references(
     missing = {key for key in keys if key not in found}
     if not missing:
         return found
-    rows = _market_rows(session, {gpu for gpu, _ in missing})
+    by_gpu: dict[str, list[PriceObservation]] = defaultdict(list)
+    for o in _market_rows(session, {gpu for gpu, _ in missing}):
+        by_gpu[o.gpu_id].append(o)
     # Any age, any launch price: a reference, not a ranking price.
     policy = PricePolicy(now=now, stale_days=10**6, list_price_max_age_days=10**6)
     catalog = load_catalog().by_id
     for gpu_id, group in missing:
-        of_gpu = [o for o in rows if o.gpu_id == gpu_id]
-        newest = market_price(of_gpu, group, policy)
+        newest = market_price(by_gpu[gpu_id], group, policy)
         if newest is not None:
             found[(gpu_id, group)] = newest.usd
         elif (spec := catalog.get(gpu_id)) is not None and spec.launch_price_usd:

@@ -114,16 +114,11 @@ def cheapest_of(
 
 
 def gpus_with_offers(session: Session, pricing: str, currency: Currency) -> set[str]:
-    """GPUs one can rent today at `pricing` (history does not count)."""
-    column = (
-        CloudOffer.on_demand_usd_per_hour
-        if pricing == "on-demand"
-        else CloudOffer.spot_usd_per_hour
-    )
+    """GPUs one can rent today at `pricing`: those `cheapest_offer` finds an offer for
+    (history, and offers a provider's newer list dropped, do not count)."""
     since = currency.now - timedelta(days=currency.stale_days)
-    query = (
-        select(CloudOffer.gpu_id)
-        .where(column.is_not(None), CloudOffer.observed_at >= since)  # type: ignore[union-attr]
-        .distinct()
-    )
-    return set(session.exec(query))
+    recent = session.exec(select(CloudOffer).where(CloudOffer.observed_at >= since)).all()
+    by_gpu: dict[str, list[CloudOffer]] = defaultdict(list)
+    for offer in recent:
+        by_gpu[offer.gpu_id].append(offer)
+    return {gpu_id for gpu_id, offers in by_gpu.items() if cheapest_of(offers, pricing, currency)}

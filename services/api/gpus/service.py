@@ -67,7 +67,7 @@ def detail(session: Session, spec: GpuSpec, settings: Settings) -> GpuDetail:
         for condition in ("new", "used"):
             price = market_price(of_kind, condition, policy)
             if price is not None:
-                latest_by_kind[f"{kind}:{condition}"] = market_out(price, now)
+                latest_by_kind[f"{kind}:{condition}"] = market_out(price)
     spec_fields = {k: v for k, v in asdict(spec).items() if k not in PROVENANCE_FIELDS}
     best_quote, _recent = quotes_of(session, spec.id, now, settings.price_stale_days)
     return GpuDetail(
@@ -75,7 +75,7 @@ def detail(session: Session, spec: GpuSpec, settings: Settings) -> GpuDetail:
         name=spec.name,
         specs=spec_fields,
         provenance={"sources": spec.sources, "notes": spec.notes, "catalog": "gpu_catalog.csv"},
-        market_prices={k: market_out(v, now) for k, v in gpu_prices(observations, policy).items()},
+        market_prices={k: market_out(v) for k, v in gpu_prices(observations, policy).items()},
         latest_by_kind=latest_by_kind,
         cloud=_cloud_prices(session, spec.id, Currency.from_settings(settings, now)),
         best_quote=best_quote,

@@ -14,6 +14,7 @@ from sqlmodel import Session, col, select
 from services.api.deps import SessionDep, SettingsDep
 from shared.broker import broker_reachable
 from shared.models import CloudOffer, PriceObservation, ScoreState
+from shared.pricing.market import CONDITION_GROUPS
 from shared.pricing.measures import LIST_PRICE, QUOTE_KINDS
 from shared.settings import Settings
 
@@ -59,10 +60,6 @@ def health(request: Request, session: SessionDep, settings: SettingsDep) -> JSON
     return JSONResponse(content)
 
 
-# Market groups /health reports; "used" covers refurbished and open-box cards.
-_GROUPS = {"new": ("new",), "used": ("used", "refurbished", "open-box")}
-
-
 class FreshnessCache:
     """The newest price per group, read once per score revision: every price write is
     followed by a recompute that bumps it, and load balancers poll /health often."""
@@ -96,7 +93,7 @@ def _freshness(newest: datetime | None, settings: Settings, now: datetime) -> di
 def _newest_prices(session: Session) -> dict[str, datetime | None]:
     """Per group, the newest market price (quotes and launch prices left out)."""
     newest: dict[str, datetime | None] = {}
-    for group, conditions in _GROUPS.items():
+    for group, conditions in CONDITION_GROUPS.items():
         newest[group] = session.exec(
             select(func.max(PriceObservation.observed_at)).where(
                 col(PriceObservation.condition).in_(conditions),

@@ -23,12 +23,12 @@ from shared.pricing.market import (
     SOLD_SUFFIX,
     MarketPrice,
     PricePolicy,
+    age_days,
     market_price,
 )
 from shared.pricing.measures import describe
 from shared.pricing.quotes import best_for, best_quotes, recent_quotes
 
-SECONDS_PER_DAY = 86400
 QUOTES_SHOWN = 20
 
 
@@ -124,7 +124,7 @@ def market(session: Session, gpu_id: str, policy: PricePolicy) -> dict[str, Mark
     )
     observations: Sequence[PriceObservation] = session.exec(query).all()
     return {
-        condition: market_out(market_price(observations, condition, policy), policy.now)
+        condition: market_out(market_price(observations, condition, policy))
         for condition in CONDITION_GROUPS
     }
 
@@ -137,7 +137,7 @@ def quote_out(quote: PriceObservation, now: datetime) -> QuoteOut:
         condition=quote.condition,
         source=quote.source,
         observed_at=quote.observed_at,
-        age_days=round((now - quote.observed_at).total_seconds() / SECONDS_PER_DAY, 2),
+        age_days=age_days(quote.observed_at, now),
         title=quote.title,
         url=quote.url,
         quarantined=quote.quarantined,
@@ -157,8 +157,8 @@ def quotes_of(
     return by_condition, [quote_out(q, now) for q in recent[:QUOTES_SHOWN]]
 
 
-def market_out(price: MarketPrice | None, now: datetime) -> MarketOut | None:
-    """The API shape of a market price, with its age at `now`."""
+def market_out(price: MarketPrice | None) -> MarketOut | None:
+    """The API shape of a market price, with its age when it was computed."""
     if price is None:
         return None
     return MarketOut(
@@ -177,7 +177,7 @@ def market_out(price: MarketPrice | None, now: datetime) -> MarketOut | None:
         source=price.source,
         observed_at=price.observed_at,
         oldest_at=price.oldest_at,
-        age_days=round((now - price.observed_at).total_seconds() / SECONDS_PER_DAY, 2),
+        age_days=price.age_days,
         stale=price.stale,
         measure=price.measure,
         measure_description=describe(price.measure),

@@ -32,6 +32,7 @@ from services.api.recommend.schemas import (
 from shared.catalog.specs import GpuSpec, load_catalog
 from shared.models import Score, ScoreState
 from shared.perfmodel.registry import get_model, multi_gpu_speedup
+from shared.pricing.market import age_days
 from shared.pricing.measures import describe
 from shared.pricing.quotes import best_for, best_quotes, recent_quotes
 from shared.pricing.system_cost import SystemCost, system_cost
@@ -138,7 +139,9 @@ def recommend(
     state = state or session.get(ScoreState, 1)
     rows = cache.rows(session, state, (query.task, query.precision, score_condition(query)))
     now = datetime.now(UTC)
-    candidates = [r for r in rows if _eligible(r, query, settings, now)]
+    # A rental price that aged past the stale age since the last recompute is history.
+    history_before = now - timedelta(days=settings.price_stale_days)
+    candidates = [r for r in rows if _eligible(r, query, history_before)]
     # Rank on the cheap numbers first; only the returned rows get caveats and text.
     ranked = sorted(candidates, key=lambda r: _sort_key(r, query, settings))[: query.limit]
     quotes = _best_quotes(session, ranked, query, settings, now)
@@ -185,12 +188,10 @@ def _sort_key(row: Ranked, query: RecommendQuery, settings: Settings) -> tuple[f
     return -value, row.spec.id
 
 
-def _eligible(row: Ranked, query: RecommendQuery, settings: Settings, now: datetime) -> bool:
+def _eligible(row: Ranked, query: RecommendQuery, history_before: datetime) -> bool:
     if row.spec.memory_gb < query.memory_gb:
         return False
-    # A rental price that aged past the stale age since the last recompute is history.
-    stale_before = now - timedelta(days=settings.price_stale_days)
-    if _is_rental(row) and row.score.price_observed_at < stale_before:
+    if _is_rental(row) and row.score.price_observed_at < history_before:
         return False
     if query.datacenter and row.spec.geforce_eula:
         return False
@@ -216,13 +217,9 @@ def _best_quotes(
     return found
 
 
-def _age_days(at: datetime, now: datetime) -> float:
-    return round((now - at).total_seconds() / 86400, 2)
-
-
 def _price_out(row: Ranked, query: RecommendQuery, settings: Settings, now: datetime) -> PriceOut:
     score = row.score
-    age = _age_days(score.price_observed_at, now)
+    age = age_days(score.price_observed_at, now)
     return PriceOut(
         usd=score.price_usd if _is_rental(row) else score.price_usd.quantize(CENT),
         condition=score.price_condition,
