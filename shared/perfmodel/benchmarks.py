@@ -474,19 +474,31 @@ def _llama_bench_class(test: str) -> str | None:
     return None
 
 
+def _llama_bench_target(
+    result: LoadResult, dataset: str, gpu_name: str, test: str, catalog: Catalog
+) -> tuple[str, str] | None:
+    """(catalog id, workload class) of a llama-bench row; None, counted, when either is
+    missing."""
+    gpu_id, reason = map_gpu_name(gpu_name, catalog)
+    if gpu_id is None:
+        result.skip(dataset, reason, gpu_name)
+        return None
+    workload_class = _llama_bench_class(test)
+    if workload_class is None:
+        result.skip(dataset, SKIP_MIXED_TEST, test)
+        return None
+    return gpu_id, workload_class
+
+
 def load_llamacpp(catalog: Catalog) -> LoadResult:
     """llama-bench tokens/s; the baseline column (master / default split) where present."""
     result = LoadResult()
     for row in read_rows("llamacpp-pr-tables", "llamacpp_pr_table_excerpts.csv"):
         result.rows_read[LLAMACPP] += 1
-        gpu_id, reason = map_gpu_name(row["gpu"], catalog)
-        if gpu_id is None:
-            result.skip(LLAMACPP, reason, row["gpu"])
+        target = _llama_bench_target(result, LLAMACPP, row["gpu"], row["test"], catalog)
+        if target is None:
             continue
-        workload_class = _llama_bench_class(row["test"])
-        if workload_class is None:
-            result.skip(LLAMACPP, SKIP_MIXED_TEST, row["test"])
-            continue
+        gpu_id, workload_class = target
         value = row["tps_baseline"] or row["tps_variant"]
         # PR #4766 does not state a count; "Main GPU=0" is a single-GPU run.
         count = _positive_int(row["gpu_count"]) or 1
@@ -549,14 +561,11 @@ def load_geerlingguy(catalog: Catalog) -> LoadResult:
         )
     for row in read_rows("geerlingguy-ai-benchmarks", "geerlingguy_issue_excerpts.csv"):
         result.rows_read[GEERLINGGUY] += 1
-        gpu_id, reason = map_gpu_name(row["gpu_as_written"], catalog)
-        if gpu_id is None:
-            result.skip(GEERLINGGUY, reason, row["gpu_as_written"])
+        name = row["gpu_as_written"]
+        target = _llama_bench_target(result, GEERLINGGUY, name, row["test"], catalog)
+        if target is None:
             continue
-        workload_class = _llama_bench_class(row["test"])
-        if workload_class is None:
-            result.skip(GEERLINGGUY, SKIP_MIXED_TEST, row["test"])
-            continue
+        gpu_id, workload_class = target
         result.measurements.append(
             Measurement(
                 dataset=GEERLINGGUY,
