@@ -17,7 +17,6 @@ MEDIAN_ASK = "median_ask"  # median asking price of a period
 LIST_PRICE = "list_price"  # launch MSRP or a vendor's list price
 QUOTE = "quote"  # a price posted to us (vendor quote, manual entry): never the market
 
-PRICE_MEASURES = (SALE, SOLD_AVERAGE, ASK, CHEAPEST_ASKS_MEAN, MEDIAN_ASK, LIST_PRICE, QUOTE)
 SALE_MEASURES = frozenset({SALE, SOLD_AVERAGE})
 
 # Cloud prices (cloud_offer.measure), per instance-hour as listed.
@@ -26,7 +25,6 @@ MARKETPLACE_MEDIAN = "marketplace_median"  # median over a marketplace's offers
 SEGMENT_MEDIAN = "segment_median"  # median of provider medians in a market segment
 MARKETPLACE_OFFER = "offer"  # one marketplace host's offer
 
-CLOUD_MEASURES = (CLOUD_LIST, MARKETPLACE_MEDIAN, SEGMENT_MEDIAN, MARKETPLACE_OFFER)
 
 # Kinds (price_observation.kind) of prices posted to us rather than observed on a market.
 QUOTE_KINDS = frozenset({"manual"})
@@ -52,15 +50,3 @@ def describe(measure: str) -> str:
 
 def is_quote(kind: str) -> bool:
     return kind in QUOTE_KINDS
-
-
-def observation_measure(kind: str, source: str) -> str:
-    """The measure of a row stored before prices carried one (migration backfill)."""
-    if kind == "msrp":
-        return LIST_PRICE
-    if kind in QUOTE_KINDS:
-        return QUOTE
-    if kind == "scraped":
-        return SALE if source.endswith(":sold") else ASK
-    # Bundled snapshots: Tom's Hardware monthly sold averages, Amazon Buy Box events.
-    return SOLD_AVERAGE if "Tom's Hardware" in source else ASK

@@ -15,8 +15,9 @@ down_revision: str | None = "0006"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
-# Rows stored before prices carried a measure, by kind and source (as in
-# shared/pricing/measures.observation_measure; copied so the migration never changes).
+# Rows stored before prices carried a measure get it from their kind and source: launch
+# prices are list prices, manual entries quotes, eBay sold records sales, Tom's Hardware
+# rows monthly sold averages, everything else (listings, Amazon Buy Box) asking prices.
 _BACKFILL = (
     "UPDATE price_observation SET measure = CASE"
     " WHEN kind = 'msrp' THEN 'list_price'"
