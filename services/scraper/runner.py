@@ -34,7 +34,7 @@ from shared.db import session_scope
 from shared.events import enqueue_after_commit, recompute_call
 from shared.matching.titles import match_title
 from shared.models import Gpu
-from shared.pricing.quarantine import QuarantineRules
+from shared.pricing.quarantine import QuarantineRules, references
 from shared.seed import seed_catalog
 from shared.settings import Settings, get_settings
 from shared.sources_model import record_failure, record_success, status_for
@@ -239,7 +239,7 @@ def store_harvest(
     rules = QuarantineRules.from_settings(settings or get_settings())
 
     def medians(keys: set[pipeline.MedianKey]) -> dict[pipeline.MedianKey, Decimal]:
-        return store.quarantine_references(session, keys, when, rules)
+        return references(session, keys, when, rules)
 
     bounds = pipeline.PriceBounds.from_settings(scraper_settings, rules.factor)
     result = pipeline.run(harvest.listings, match_title, bounds, medians)

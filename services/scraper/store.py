@@ -17,12 +17,10 @@ from services.scraper.cloud_match import cloud_gpu_id
 from services.scraper.listing import CloudListing, ListingType
 from services.scraper.pipeline import (
     Drop,
-    MedianKey,
     PricedListing,
     validate_cloud,
 )
 from shared.models import CloudOffer, PriceObservation
-from shared.pricing import quarantine
 from shared.pricing.market import SOLD_SUFFIX
 from shared.pricing.measures import ASK, CLOUD_LIST, MARKETPLACE_OFFER, SALE
 
@@ -31,13 +29,6 @@ SCRAPED = "scraped"
 CHUNK = 500
 
 ObservationKey = tuple[str, str | None, datetime]
-
-
-def quarantine_references(
-    session: Session, keys: set[MedianKey], now: datetime, rules: quarantine.QuarantineRules
-) -> dict[MedianKey, Decimal]:
-    """The prices new listings are compared with (shared/pricing/quarantine.py)."""
-    return quarantine.references(session, keys, now, rules)
 
 
 def observed_at(item: PricedListing, run_at: datetime) -> datetime:
