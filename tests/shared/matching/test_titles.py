@@ -7,16 +7,17 @@ written to mirror eBay/Newegg/Amazon listings, with the hard cases of every rule
 
 from __future__ import annotations
 
-import csv
-from dataclasses import dataclass
-from pathlib import Path
-
 import pytest
 
 from shared.catalog.specs import load_catalog
-from shared.matching.titles import TitleMatch, match_title
+from shared.matching.titles import match_title
+from tests.shared.matching.accuracy import (
+    MAX_WRONG_ID_RATE,
+    MIN_RECALL,
+    Labelled,
+    load_corpus,
+)
 
-CORPUS = Path(__file__).with_name("corpus.csv")
 ORIGINS = {"ebay-1050-2022", "finn-no", "written"}
 REASONS = {
     "matched",
@@ -31,41 +32,12 @@ REASONS = {
 # Labelled correctly, matched wrongly (strict xfails); kept so the measured numbers stay
 # honest. Empty since the negated-sibling and SXM-on-adapter cases were fixed.
 KNOWN_FAILURES: dict[str, str] = {}
-MAX_WRONG_ID_RATE = 0.01
-MIN_RECALL = 0.95
 
 
-@dataclass(frozen=True)
-class Row:
-    title: str
-    gpu_id: str | None
-    quantity: int | None
-    reason: str
-    origin: str
-
-    @property
-    def expected(self) -> TitleMatch:
-        return TitleMatch(self.title, self.gpu_id, self.quantity, self.reason)
+ROWS = load_corpus()
 
 
-def _load() -> list[Row]:
-    with CORPUS.open(encoding="utf-8", newline="") as handle:
-        return [
-            Row(
-                title=row["title"],
-                gpu_id=row["gpu_id"] or None,
-                quantity=int(row["quantity"]) if row["quantity"] else None,
-                reason=row["reason"],
-                origin=row["origin"],
-            )
-            for row in csv.DictReader(handle)
-        ]
-
-
-ROWS = _load()
-
-
-def _param(index: int, row: Row) -> object:
+def _param(index: int, row: Labelled) -> object:
     marks = []
     if row.title in KNOWN_FAILURES:
         marks.append(pytest.mark.xfail(strict=True, reason=KNOWN_FAILURES[row.title]))
@@ -73,7 +45,7 @@ def _param(index: int, row: Row) -> object:
 
 
 @pytest.mark.parametrize("row", [_param(i, row) for i, row in enumerate(ROWS)])
-def test_corpus_row(row: Row) -> None:
+def test_corpus_row(row: Labelled) -> None:
     assert match_title(row.title) == row.expected
 
 
