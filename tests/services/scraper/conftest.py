@@ -17,12 +17,8 @@ __all__ = ["WALL_START", "FakeClock", "make_settings"]
 
 @pytest.fixture
 def server() -> Iterator[FixtureServer]:
-    srv = FixtureServer()
-    srv.start()
-    try:
+    with FixtureServer() as srv:
         yield srv
-    finally:
-        srv.stop()
 
 
 @pytest.fixture

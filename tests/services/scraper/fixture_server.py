@@ -141,6 +141,13 @@ class FixtureServer:
     def start(self) -> None:
         self._thread.start()
 
+    def __enter__(self) -> FixtureServer:
+        self.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.stop()
+
     def stop(self) -> None:
         self._stopping.set()
         self._httpd.shutdown()

@@ -24,12 +24,8 @@ RULES = "User-agent: *\nDisallow: /private\n"
 @pytest.fixture
 def other_host() -> Iterator[FixtureServer]:
     """A second server: another port on 127.0.0.1 is another authority."""
-    srv = FixtureServer()
-    srv.start()
-    try:
+    with FixtureServer() as srv:
         yield srv
-    finally:
-        srv.stop()
 
 
 def chain(server: FixtureServer, hops: int, final: str = "/final/robots.txt") -> list[str]:

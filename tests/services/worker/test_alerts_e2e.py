@@ -119,11 +119,9 @@ def events(engine: Engine) -> list[AlertEvent]:
 
 @pytest.fixture
 def fixture_server() -> Iterator[FixtureServer]:
-    server = FixtureServer()
-    server.start()
-    route_all(server)
-    yield server
-    server.stop()
+    with FixtureServer() as server:
+        route_all(server)
+        yield server
 
 
 def verified(request: Any) -> dict[str, Any]:
