@@ -6,10 +6,9 @@ from __future__ import annotations
 import pytest
 
 from shared.catalog.aliases import resolve_alias
-from shared.catalog.specs import PRECISION_COLUMNS, Catalog, load_catalog, read_catalog_rows
+from shared.catalog.specs import PRECISION_COLUMNS, read_catalog_rows
 from shared.matching.titles import match_title
 from shared.perfmodel.base import TASK_FAMILIES
-from shared.perfmodel.calibrated import CalibratedModel
 from shared.perfmodel.predict_api import predict_full
 
 VENDORS = {"NVIDIA", "AMD"}
@@ -42,16 +41,6 @@ NEW_GPUS = {
     "rtx-pro-6000-blackwell-server": (96, 1597, 600, "pcie", True),
     "rtx-pro-6000-blackwell-max-q": (96, 1792, 300, "pcie", True),
 }
-
-
-@pytest.fixture(scope="module")
-def catalog() -> Catalog:
-    return load_catalog()
-
-
-@pytest.fixture(scope="module")
-def model() -> CalibratedModel:
-    return CalibratedModel()
 
 
 def test_ids_and_names_are_unique(catalog):

@@ -1,3 +1,5 @@
+"""Fixtures the shared-package tests use: the catalog and the calibrated model, loaded once."""
+
 from __future__ import annotations
 
 import pytest
