@@ -58,8 +58,9 @@ class PerGpu:
     log_half_width: float | None = None
 
 
-# (GPU, workload class, GPUs in the system) -> per-GPU prediction, None = cannot predict.
-Predictor = Callable[[GpuSpec, str, int], PerGpu | None]
+# (GPU, workload class, GPUs in the system, workload) -> per-GPU prediction, None =
+# cannot predict. The workload names the benchmark (model size, quantisation, batch).
+Predictor = Callable[[GpuSpec, str, int, str], PerGpu | None]
 
 
 def model_predictor(model: PerformanceModel | None = None) -> Predictor:
@@ -67,7 +68,7 @@ def model_predictor(model: PerformanceModel | None = None) -> Predictor:
     chosen = model or get_model()
     cache: dict[tuple[str, str, int], PerGpu | None] = {}
 
-    def predict(gpu: GpuSpec, workload_class: str, count: int) -> PerGpu | None:
+    def predict(gpu: GpuSpec, workload_class: str, count: int, workload: str) -> PerGpu | None:
         key = (gpu.id, workload_class, count)
         if key not in cache:
             family = class_family(workload_class)
@@ -84,7 +85,9 @@ def model_predictor(model: PerformanceModel | None = None) -> Predictor:
     return predict
 
 
-def bandwidth_predictor(gpu: GpuSpec, workload_class: str, count: int) -> PerGpu | None:
+def bandwidth_predictor(
+    gpu: GpuSpec, workload_class: str, count: int, workload: str
+) -> PerGpu | None:
     """Dettmers' rule: memory bandwidth alone; per-GPU throughput independent of count."""
     return PerGpu(gpu.memory_bandwidth_gbs)
 
@@ -244,10 +247,10 @@ def score_pairs(
     scored, dropped = [], 0
     for pair in pairs:
         a, b = specs[pair.gpu_a], specs[pair.gpu_b]
-        ma = model(a, pair.workload_class, pair.count_a)
-        mb = model(b, pair.workload_class, pair.count_b)
-        ba = baseline(a, pair.workload_class, pair.count_a)
-        bb = baseline(b, pair.workload_class, pair.count_b)
+        ma = model(a, pair.workload_class, pair.count_a, pair.workload)
+        mb = model(b, pair.workload_class, pair.count_b, pair.workload)
+        ba = baseline(a, pair.workload_class, pair.count_a, pair.workload)
+        bb = baseline(b, pair.workload_class, pair.count_b, pair.workload)
         if ma is None or mb is None or ba is None or bb is None:
             dropped += 1
             continue
@@ -289,7 +292,10 @@ def group_spearman(
     for g in groups:
         if len(g.values) < MIN_GPUS_FOR_SPEARMAN:
             continue
-        predicted = [predictor(specs[gpu], g.workload_class, g.gpus_per_system) for gpu in g.values]
+        predicted = [
+            predictor(specs[gpu], g.workload_class, g.gpus_per_system, g.workload)
+            for gpu in g.values
+        ]
         if any(p is None for p in predicted):
             continue
         rho = spearman(list(g.values.values()), [p.value for p in predicted if p is not None])

@@ -27,7 +27,7 @@ def _m(table: str, gpu: str, value: float, count: int = 1, workload: str = "w") 
 
 
 def _fixed(values: dict[str, float], half_width: float | None = None) -> val.Predictor:
-    def predict(gpu, workload_class, count):
+    def predict(gpu, workload_class, count, workload):
         return val.PerGpu(values[gpu.id], half_width)
 
     return predict
@@ -127,11 +127,11 @@ def test_scaling_pairs_compare_each_size_with_the_smallest():
 def test_model_predictor_follows_recommend(catalog, model):
     predictor = val.model_predictor(model)
     gpu = catalog.by_id["rtx-4090"]
-    single = predictor(gpu, bm.LLM_DECODE, 1)
+    single = predictor(gpu, bm.LLM_DECODE, 1, "llama 7B F16 tg128")
     expected = model.predict(gpu, "nlp", "fp16")
     assert single is not None and expected is not None
     assert single.value == pytest.approx(expected.relative_throughput)
-    eight = predictor(gpu, bm.LLM_DECODE, 8)
+    eight = predictor(gpu, bm.LLM_DECODE, 8, "llama 7B F16 tg128")
     assert eight is not None and eight.value < single.value  # sublinear scaling per GPU
     assert val.class_family(bm.DIFFUSION) == "cv" and val.class_family(bm.LLM_SERVING) == "nlp"
 

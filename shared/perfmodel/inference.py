@@ -1,0 +1,195 @@
+"""Inference physics: LLM prefill and decode, diffusion and CNN inference.
+
+LLM decode, one step of `batch` sequences on a tensor-parallel group of `tp` GPUs:
+
+    t = (W + batch * KV) / (tp * BW * e) + batch * F / (tp * MM * e * m) + c * L / 32 + comm
+
+W = bytes of the weights read per token (active parameters x bits / 8), KV = KV-cache
+bytes per sequence, F = 2 x active parameters (FLOPs per token), BW and MM the GPU's
+memory bandwidth and matrix rate at the weights' compute precision, e = exp(arch offset)
+the architecture's achieved fraction (fitted), m the achieved share of peak matrix rate
+(fitted), c the software stack's per-step overhead for a 32-layer model (fitted; it is
+why a fast GPU gains little on a 1B model), comm two all-reduces per layer between the
+`tp` GPUs. Tokens per second per GPU = batch / t / tp. At batch 1 the bandwidth term
+dominates: there is no batch bonus for a model that fits. Prefill of P prompt tokens:
+t = P * F / (MM * e * m) + W / (BW * e) + c, tokens/s = P / t.
+
+Diffusion and CNN inference: the roofline of the training model (shares of memory
+traffic, matrix math and other math of the reference's time), fitted per class on
+MLPerf Inference, at the lowest precision the hardware runs (what submitters use).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from shared.catalog.specs import GpuSpec
+from shared.perfmodel.memory import estimate_shape
+from shared.perfmodel.timemodel import Shares
+from shared.perfmodel.workloads import (
+    CNN_INFERENCE,
+    LlmWorkload,
+    compute_rate,
+    fp8_rate,
+    half_rate,
+)
+
+# Achieved share of peak memory bandwidth on the reference architecture (Ampere):
+# STREAM-like kernels reach ~80-90 % of the datasheet rate; the architecture offset
+# (fitted) moves it per architecture. Fixed so the fitted overhead has a unit.
+BANDWIDTH_EFFICIENCY = 0.8
+# Grouped-query attention: modern LLMs keep 1/4-1/8 of the heads' keys and values.
+KV_FRACTION = 0.25
+KV_BYTES = 2.0
+# One all-reduce of a decode step's activations (microseconds), by interconnect class:
+# NVSwitch and NVLink bridges ~10 us, PCIe with peer-to-peer ~25 us, without it (through
+# host memory) ~60 us. Assumptions from NCCL small-message latencies, not fits.
+ALLREDUCE_LATENCY_US: dict[str, float] = {
+    "nvswitch": 8.0,
+    "bridge": 12.0,
+    "pcie-p2p": 25.0,
+    "pcie-no-p2p": 60.0,
+}
+REFERENCE_LAYERS = 32.0
+# Achieved all-reduce bus bandwidth (GB/s) between GPUs of one node, by interconnect
+# class: NVSwitch (H100: 900 GB/s NVLink, NCCL reaches ~450), NVLink bridge pairs,
+# PCIe 4.0 x16 with peer-to-peer (~20) and without it, through host memory (~10).
+# Assumptions from NCCL's published bus bandwidths, not fits.
+ALLREDUCE_BANDWIDTH_GBS: dict[str, float] = {
+    "nvswitch": 450.0,
+    "bridge": 100.0,
+    "pcie-p2p": 20.0,
+    "pcie-no-p2p": 10.0,
+}
+
+LLM_GROUP, VISION_GROUP, TRAINING_GROUP = "llm", "vision", "training"
+
+
+@dataclass(frozen=True, slots=True)
+class InferenceParams:
+    """Fitted parameters of the inference classes."""
+
+    # Log achieved-fraction offset by group ("llm", "vision") and architecture.
+    arch_log: dict[str, dict[str, float]]
+    matmul_efficiency: float
+    # Seconds per decode step of a 32-layer model, by software stack.
+    step_overhead_s: dict[str, float]
+    vision_shares: dict[str, Shares]
+    default_stack: dict[str, str] = field(default_factory=dict)
+
+
+def arch_factor(params: InferenceParams, group: str, gpu: GpuSpec) -> float:
+    return math.exp(params.arch_log.get(group, {}).get(gpu.architecture, 0.0))
+
+
+def _layers_hidden(workload: LlmWorkload) -> tuple[int, int]:
+    return estimate_shape(workload.active_b)
+
+
+def kv_bytes_per_sequence(workload: LlmWorkload) -> float:
+    layers, hidden = estimate_shape(workload.params_b)
+    return 2.0 * layers * hidden * KV_FRACTION * workload.context * KV_BYTES
+
+
+def decode_step_s(
+    gpu: GpuSpec,
+    workload: LlmWorkload,
+    params: InferenceParams,
+    stack: str,
+    tp: int = 1,
+    link: str = "nvswitch",
+) -> float:
+    eff = arch_factor(params, LLM_GROUP, gpu)
+    bandwidth = gpu.memory_bandwidth_gbs * 1e9 * BANDWIDTH_EFFICIENCY * eff
+    matmul = compute_rate(gpu, workload.weights) * 1e12 * params.matmul_efficiency * eff
+    weight_bytes = workload.active_b * 1e9 * workload.bits / 8.0
+    kv = kv_bytes_per_sequence(workload) * workload.batch
+    flops = 2.0 * workload.active_b * 1e9 * workload.batch
+    layers, _ = _layers_hidden(workload)
+    overhead = params.step_overhead_s[stack] * layers / REFERENCE_LAYERS
+    comm = allreduce_s(workload, tp, link)
+    return (weight_bytes + kv) / (tp * bandwidth) + flops / (tp * matmul) + overhead + comm
+
+
+def allreduce_s(workload: LlmWorkload, tp: int, link: str) -> float:
+    """Two all-reduces of the step's activations per layer (Megatron tensor parallelism):
+    latency plus the ring's 2 (tp - 1) / tp of the bytes at the link's bus bandwidth."""
+    if tp <= 1:
+        return 0.0
+    layers, hidden = estimate_shape(workload.params_b)
+    volume = workload.batch * hidden * KV_BYTES * 2.0 * (tp - 1) / tp
+    per_reduce = ALLREDUCE_LATENCY_US[link] * 1e-6 + volume / (ALLREDUCE_BANDWIDTH_GBS[link] * 1e9)
+    return 2 * layers * per_reduce
+
+
+def decode_tokens_per_s(
+    gpu: GpuSpec,
+    workload: LlmWorkload,
+    params: InferenceParams,
+    stack: str,
+    tp: int = 1,
+    link: str = "nvswitch",
+) -> float:
+    """Generated tokens per second per GPU of a tensor-parallel group of `tp`."""
+    return workload.batch / decode_step_s(gpu, workload, params, stack, tp, link) / tp
+
+
+def prefill_tokens_per_s(
+    gpu: GpuSpec, workload: LlmWorkload, params: InferenceParams, stack: str, tp: int = 1
+) -> float:
+    eff = arch_factor(params, LLM_GROUP, gpu)
+    matmul = compute_rate(gpu, workload.weights) * 1e12 * params.matmul_efficiency * eff
+    bandwidth = gpu.memory_bandwidth_gbs * 1e9 * BANDWIDTH_EFFICIENCY * eff
+    tokens = workload.prompt_tokens
+    flops = 2.0 * workload.active_b * 1e9 * tokens
+    weight_bytes = workload.active_b * 1e9 * workload.bits / 8.0
+    layers, _ = _layers_hidden(workload)
+    overhead = params.step_overhead_s[stack] * layers / REFERENCE_LAYERS
+    return tokens / (flops / (tp * matmul) + weight_bytes / (tp * bandwidth) + overhead) / tp
+
+
+def vision_precision_rate(gpu: GpuSpec, workload_class: str) -> float:
+    """MLPerf submitters run CNNs in INT8 and SDXL in FP8 where the hardware has it."""
+    if workload_class == CNN_INFERENCE:
+        if gpu.has_tensor_cores and gpu.int8_tensor_tops:
+            return gpu.int8_tensor_tops
+        return half_rate(gpu)
+    return fp8_rate(gpu) or half_rate(gpu)
+
+
+def vision_throughput(
+    gpu: GpuSpec, ref: GpuSpec, workload_class: str, params: InferenceParams
+) -> float:
+    """Throughput relative to the reference GPU (same class, same precision rule)."""
+    shares = params.vision_shares[workload_class]
+    tau = (
+        shares.bandwidth * ref.memory_bandwidth_gbs / gpu.memory_bandwidth_gbs
+        + shares.matmul
+        * vision_precision_rate(ref, workload_class)
+        / vision_precision_rate(gpu, workload_class)
+        + shares.vector * ref.fp32_tflops / gpu.fp32_tflops
+    )
+    ratio = arch_factor(params, VISION_GROUP, gpu) / arch_factor(params, VISION_GROUP, ref)
+    return ratio / tau
+
+
+def tensor_parallel_size(
+    gpu: GpuSpec, need_gb: float, available: int, per_node: int = 8
+) -> int | None:
+    """Fewest GPUs (1, 2, 4, 8: tensor parallelism splits heads evenly) whose memory
+    holds `need_gb`, within one node and `available`; None if no such split exists."""
+    for tp in (1, 2, 4, 8):
+        if tp > min(available, per_node):
+            break
+        if need_gb <= gpu.memory_gb * tp * MEMORY_USABLE:
+            return tp
+    return None
+
+
+# Share of a card's memory usable for weights and KV cache (runtime, allocator).
+MEMORY_USABLE = 0.92
+
+
+def llm_need_gb(workload: LlmWorkload) -> float:
+    return workload.weight_gb + kv_bytes_per_sequence(workload) * workload.batch / 1e9
