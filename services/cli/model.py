@@ -25,8 +25,12 @@ def report(
     out_dir: Annotated[Path, typer.Option(help="Where report.md and the PNG go.")] = (
         DEFAULT_REPORT_DIR
     ),
+    classes: Annotated[
+        bool, typer.Option(help="Also cross-validate the workload classes (minutes).")
+    ] = True,
 ) -> None:
-    """Leave-one-GPU-out cross-validation against the bandwidth-only baseline."""
+    """Cross-validation against the bandwidth-only baseline: Lambda leave-one-GPU-out, and
+    per workload class leave-one-table-out and leave-one-GPU-out (classes.md)."""
     from shared.perfmodel.report import meets_targets, write_report
 
     summaries = write_report(out_dir, REPORT_INTRO)
@@ -42,6 +46,28 @@ def report(
             + ("met" if not missed else "missed " + ",".join(missed))
         )
     typer.echo(f"wrote {out_dir / 'report.md'} and {out_dir / 'predicted_vs_measured.png'}")
+    if classes:
+        _class_report(out_dir / "classes.md", write_params=False)
+
+
+def _class_report(out: Path, write_params: bool) -> None:
+    from shared.perfmodel import classreport
+
+    evaluation = classreport.evaluate()
+    classreport.write_report(out, evaluation)
+    if write_params:
+        typer.echo(f"wrote {classreport.write_params(evaluation)}")
+    for target, measured, met in classreport.targets(evaluation):
+        typer.echo(f"{'met   ' if met else 'missed'} {target}: {measured}")
+    typer.echo(f"wrote {out}")
+
+
+@app.command("fit-classes")
+def fit_classes(
+    out_dir: Annotated[Path, typer.Option(help="Where classes.md goes.")] = DEFAULT_REPORT_DIR,
+) -> None:
+    """Refit the workload-class model on the benchmark tables (maintainers only)."""
+    _class_report(out_dir / "classes.md", write_params=True)
 
 
 @app.command()
@@ -57,16 +83,31 @@ def fit() -> None:
 @app.command()
 def predict(
     gpu: Annotated[str, typer.Option("--gpu", help="Catalog id, e.g. rtx-4090.")],
-    task: Annotated[str, typer.Option("--task", help="cv or nlp.")],
+    task: Annotated[str, typer.Option("--task", help="Any /recommend task, e.g. llm-inference.")],
     precision: Annotated[str, typer.Option(help="fp16|bf16|tf32|fp32|fp8|int8.")] = "fp16",
     count: Annotated[int, typer.Option(help="GPUs in one machine.")] = 1,
     power_limit_w: Annotated[float | None, typer.Option(help="Cap per GPU, W.")] = None,
     workload: Annotated[str | None, typer.Option(help="e.g. resnet50, bert_large.")] = None,
+    params_b: Annotated[float | None, typer.Option(help="llm-inference: billions.")] = None,
+    batch: Annotated[int | None, typer.Option(help="llm-inference: sequences.")] = None,
+    context: Annotated[int | None, typer.Option(help="llm-inference: tokens.")] = None,
+    weights: Annotated[str | None, typer.Option(help="fp16|bf16|fp8|int8|int4|fp4.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """Training throughput relative to one reference GPU."""
+    """Throughput relative to one reference GPU, and the workload class used."""
     try:
-        result = predict_full(gpu, task, precision, count, power_limit_w, workload)
+        result = predict_full(
+            gpu,
+            task,
+            precision,
+            count,
+            power_limit_w,
+            workload,
+            params_b=params_b,
+            batch=batch,
+            context=context,
+            weights=weights,
+        )
     except InvalidInputError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(code=2) from exc
@@ -79,6 +120,7 @@ def predict(
         f"{result['reference_gpu']} ({low:.2f}-{high:.2f}), {result['basis']}, "
         f"{result['model_version']}"
     )
+    typer.echo(f"  class: {result['workload_class']} ({result['class_basis']})")
     for caveat in result["caveats"]:
         typer.echo(f"  note: {caveat}")
 

@@ -1,7 +1,7 @@
 """GPU memory needed to run or fine-tune an LLM, and the split across GPUs.
 
 Formula (bytes; P = parameters, b = bytes per weight at the precision):
-- weights: P * b, with b = 2 (fp16/bf16), 1 (int8), 0.5 (int4).
+- weights: P * b, with b = 2 (fp16/bf16), 1 (int8/fp8), 0.5 (int4/fp4).
 - inference: + KV cache = 2 (K and V) * layers * hidden * kv_fraction * context * batch
   * 2 bytes (fp16 cache).
 - full-finetune (mixed precision Adam, ZeRO paper accounting): weights 2 + gradients 2
@@ -21,7 +21,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 GB = 1e9
-BYTES_PER_WEIGHT: dict[str, float] = {"fp16": 2.0, "bf16": 2.0, "int8": 1.0, "int4": 0.5}
+BYTES_PER_WEIGHT: dict[str, float] = {
+    "fp16": 2.0,
+    "bf16": 2.0,
+    "int8": 1.0,
+    "int4": 0.5,
+    "fp8": 1.0,
+    "fp4": 0.5,
+}
 MODES = ("inference", "full-finetune", "lora")
 FULL_FINETUNE_BYTES = 16.0
 LORA_FRACTION = 0.005

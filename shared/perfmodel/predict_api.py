@@ -5,11 +5,27 @@ from __future__ import annotations
 from typing import Any
 
 from shared.catalog.specs import load_catalog
-from shared.perfmodel.base import PRECISIONS, TASK_FAMILIES
-from shared.perfmodel.calibrated import CalibratedModel
+from shared.perfmodel.base import PRECISIONS
+from shared.perfmodel.classmodel import ClassModel
 from shared.perfmodel.lambda_data import WORKLOAD_ALIASES, WORKLOAD_FAMILY, canonical_workload
 from shared.perfmodel.power import power_limit
-from shared.perfmodel.scaling import extrapolated, interconnect_class, speedup
+from shared.perfmodel.scaling import interconnect_class
+from shared.perfmodel.workloads import (
+    CLASS_BASIS,
+    CLASS_FAMILY,
+    DEFAULT_LLM_CONTEXT,
+    TASK_CLASS,
+    TRAINING_CLASSES,
+    WEIGHT_FORMATS,
+    LlmWorkload,
+    default_llm,
+    task_class,
+)
+
+# Every /recommend task; "cv" and "nlp" are also the training families.
+TASKS = tuple(TASK_CLASS)
+# Above any model anyone runs (the /recommend limit).
+MAX_PARAMS_B = 10000.0
 
 
 class InvalidInputError(ValueError):
@@ -30,8 +46,8 @@ def _validate(gpu_id: str, task: str, precision: str, count: int, workload: str 
     catalog = load_catalog()
     if gpu_id not in catalog.by_id:
         raise InvalidInputError("gpu", gpu_id, catalog.ids)
-    if task not in TASK_FAMILIES:
-        raise InvalidInputError("task", task, list(TASK_FAMILIES))
+    if task not in TASK_CLASS:
+        raise InvalidInputError("task", task, list(TASKS))
     if precision not in PRECISIONS:
         raise InvalidInputError("precision", precision, list(PRECISIONS))
     if count < 1:
@@ -40,12 +56,47 @@ def _validate(gpu_id: str, task: str, precision: str, count: int, workload: str 
         name = canonical_workload(workload)
         if name not in WORKLOAD_FAMILY:
             raise InvalidInputError("workload", workload, valid_workloads())
-        if WORKLOAD_FAMILY[name] != task:
-            raise InvalidInputError("workload", workload, _family_workloads(task))
+        klass = TASK_CLASS[task]
+        if klass not in TRAINING_CLASSES:
+            raise InvalidInputError("workload", workload, ["only with a training task"])
+        if WORKLOAD_FAMILY[name] != CLASS_FAMILY[klass]:
+            raise InvalidInputError("workload", workload, _family_workloads(CLASS_FAMILY[klass]))
 
 
-def _family_workloads(task: str) -> list[str]:
-    return [w for w, f in WORKLOAD_FAMILY.items() if f == task]
+def _family_workloads(family: str) -> list[str]:
+    return [w for w, f in WORKLOAD_FAMILY.items() if f == family]
+
+
+def llm_workload(
+    task: str,
+    precision: str,
+    params_b: float | None,
+    batch: int | None,
+    context: int | None,
+    weights: str | None,
+) -> LlmWorkload | None:
+    """The LLM of an llm-inference request; None for other tasks (LLM fields rejected)."""
+    given = {"params_b": params_b, "batch": batch, "context": context, "weights": weights}
+    if task != "llm-inference":
+        for name, value in given.items():
+            if value is not None:
+                raise InvalidInputError(name, value, ["only with task llm-inference"])
+        return None
+    if params_b is not None and not 0 < params_b <= MAX_PARAMS_B:
+        raise InvalidInputError("params_b", params_b, [f"a number in (0, {MAX_PARAMS_B:g}]"])
+    if batch is not None and batch < 1:
+        raise InvalidInputError("batch", batch, ["an integer >= 1"])
+    if context is not None and context < 1:
+        raise InvalidInputError("context", context, ["an integer >= 1"])
+    if weights is not None and weights not in WEIGHT_FORMATS:
+        raise InvalidInputError("weights", weights, list(WEIGHT_FORMATS))
+    base = default_llm(precision)
+    return LlmWorkload(
+        params_b=params_b or base.params_b,
+        weights=weights or base.weights,
+        batch=batch or 1,
+        context=context or DEFAULT_LLM_CONTEXT,
+    )
 
 
 def predict_full(
@@ -55,18 +106,25 @@ def predict_full(
     count: int = 1,
     power_limit_w: float | None = None,
     workload: str | None = None,
+    *,
+    params_b: float | None = None,
+    batch: int | None = None,
+    context: int | None = None,
+    weights: str | None = None,
 ) -> dict[str, Any]:
     """Throughput of `count` GPUs relative to one reference GPU, with its provenance."""
     _validate(gpu_id, task, precision, count, workload)
+    llm = llm_workload(task, precision, params_b, batch, context, weights)
     gpu = load_catalog().by_id[gpu_id]
-    model = CalibratedModel()
-    prediction = model.predict(gpu, task, precision, workload=workload)
-    if prediction is None:
+    model = ClassModel()
+    result = model.predict_task(gpu, task, precision, llm, count, workload)
+    if result is None:
+        if llm is not None and weights is not None:
+            raise InvalidInputError("weights", weights, _supported_weights(gpu_id, llm))
         raise InvalidInputError("precision", precision, _supported(gpu_id, task))
-    factor = speedup(model.params.scaling, gpu, task, count)
+    prediction = result.single
+    factor = result.multi_gpu_speedup
     caveats = list(prediction.caveats)
-    if count > 1 and extrapolated(model.params.scaling, gpu, count):
-        caveats.append(f"{count} GPUs on {interconnect_class(gpu)}: beyond measured counts")
     power: dict[str, float] | None = None
     if power_limit_w is not None:
         try:
@@ -80,6 +138,7 @@ def predict_full(
             "saved_w": limit.saved_w_per_gpu * count,
         }
     low, high = prediction.interval
+    klass = task_class(task, llm)
     return {
         "gpu_id": gpu_id,
         "task": task,
@@ -88,7 +147,7 @@ def predict_full(
         "count": count,
         "relative_throughput": prediction.relative_throughput * factor,
         "single_gpu_relative_throughput": prediction.relative_throughput,
-        "multi_gpu_speedup": speedup(model.params.scaling, gpu, task, count),
+        "multi_gpu_speedup": result.multi_gpu_speedup,
         "interconnect": interconnect_class(gpu),
         "interval": [low * factor, high * factor],
         "basis": prediction.basis,
@@ -97,10 +156,33 @@ def predict_full(
         "explanation": prediction.explanation,
         "caveats": caveats,
         "power_limit": power,
+        "workload_class": klass,
+        "class_basis": CLASS_BASIS[klass],
+        "tensor_parallel": result.tensor_parallel,
+        "llm": None
+        if llm is None
+        else {
+            "params_b": llm.params_b,
+            "weights": llm.weights,
+            "batch": llm.batch,
+            "context": llm.context,
+        },
     }
 
 
 def _supported(gpu_id: str, task: str) -> list[str]:
     gpu = load_catalog().by_id[gpu_id]
-    model = CalibratedModel()
+    model = ClassModel()
     return [p for p in PRECISIONS if model.predict(gpu, task, p) is not None]
+
+
+def _supported_weights(gpu_id: str, llm: LlmWorkload) -> list[str]:
+    from dataclasses import replace
+
+    gpu = load_catalog().by_id[gpu_id]
+    model = ClassModel()
+    return [
+        w
+        for w in WEIGHT_FORMATS
+        if model.predict_task(gpu, "llm-inference", "fp16", replace(llm, weights=w)) is not None
+    ]

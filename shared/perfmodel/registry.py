@@ -6,19 +6,18 @@ from functools import lru_cache
 
 from shared.catalog.specs import GpuSpec
 from shared.perfmodel import scaling
-from shared.perfmodel.base import PerformanceModel
-from shared.perfmodel.calibrated import CalibratedModel
+from shared.perfmodel.classmodel import ClassModel
 
 GPUS_PER_NODE = 8
 
 
 @lru_cache(maxsize=1)
-def get_model() -> PerformanceModel:
-    return CalibratedModel()
+def get_model() -> ClassModel:
+    return ClassModel()
 
 
 def multi_gpu_speedup(gpu: GpuSpec, count: int, task: str, network: str = "infiniband") -> float:
-    """Throughput of `count` GPUs relative to one; beyond 8, nodes over `network`."""
-    fitted = CalibratedModel().params.scaling
+    """Data-parallel throughput of `count` GPUs relative to one; beyond 8, balanced nodes
+    over `network`. Efficiencies per interconnect are fitted on MLPerf (classfit.py)."""
     nodes = scaling.balanced_nodes(count, GPUS_PER_NODE)
-    return scaling.cluster_speedup(fitted, gpu, task, nodes, network)
+    return get_model().cluster_speedup(gpu, nodes, network)

@@ -13,7 +13,7 @@ from decimal import Decimal
 
 from shared.catalog.specs import GpuSpec, load_catalog
 from shared.perfmodel import scaling
-from shared.perfmodel.calibrated import CalibratedModel
+from shared.perfmodel.registry import get_model
 from shared.perfmodel.power import MIN_CAP_FRACTION, power_limit
 from shared.quotes import constants as c
 from shared.scoring.caveats import STALE_PRICE_DAYS, build_caveats
@@ -199,18 +199,16 @@ def performance(
     specs: list[GpuSpec], lay: Layout, task: str, precision: str, network: str, cap: float | None
 ) -> Performance:
     """Mixed types run at the slowest card's pace (DOMAIN4), with its scaling."""
-    model = CalibratedModel()
-    family = TASKS[task].family
-    predictions = [model.predict(s, family, precision) for s in specs]
+    model = get_model()
+    predictions = [model.predict(s, task, precision) for s in specs]
     if any(p is None for p in predictions):
         bad = [s.id for s, p in zip(specs, predictions, strict=True) if p is None]
         raise QuoteInputError("precision", f"{', '.join(bad)} cannot run {precision}")
     slowest = min((p for p in predictions if p is not None), key=lambda p: p.relative_throughput)
-    fitted = model.params.scaling
-    node = min(scaling.speedup(fitted, s, family, lay.gpus_per_node) for s in specs)
     net = c.MODEL_NETWORK[network]
+    node = min(model.cluster_speedup(s, [lay.gpus_per_node], net) for s in specs)
     counts = list(lay.node_counts)
-    total = min(scaling.cluster_speedup(fitted, s, family, counts, net) for s in specs)
+    total = min(model.cluster_speedup(s, counts, net) for s in specs)
     factor = _factor(specs, cap)
     scale = total * factor
     low, high = slowest.interval
@@ -342,7 +340,7 @@ def network_plan(specs: list[GpuSpec], lay: Layout, network: str) -> dict[str, o
         minimum_gbits=c.IB_MIN_GBITS,
         switch_ports=lay.nodes,
         switches=math.ceil(lay.nodes / c.SWITCH_RADIX),
-        efficiency_per_doubling=scaling.NETWORK_EFFICIENCY[c.MODEL_NETWORK[network]],
+        efficiency_per_doubling=get_model().network_efficiency(c.MODEL_NETWORK[network]),
         source=f"{c.DOMAIN4}: >= 50 Gbit/s (EDR InfiniBand) between machines",
     )
     return plan

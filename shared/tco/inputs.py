@@ -15,9 +15,9 @@ from sqlmodel import Session, select
 from shared.catalog.specs import GpuSpec, load_catalog
 from shared.errors import InputError
 from shared.models import PriceObservation
-from shared.perfmodel.calibrated import CalibratedModel
 from shared.perfmodel.power import power_limit
-from shared.perfmodel.registry import multi_gpu_speedup
+from shared.perfmodel.registry import get_model, multi_gpu_speedup
+from shared.perfmodel.workloads import TASK_CLASS
 from shared.pricing.market import MarketPrice
 from shared.pricing.measures import describe
 from shared.pricing.system_cost import system_cost
@@ -92,11 +92,10 @@ def price_basis(price: MarketPrice) -> d.Basis:
 
 def build_speed(gpu: GpuSpec, count: int, task: str, precision: str, factor: float) -> float:
     """Throughput of `count` GPUs relative to one reference GPU (performance model)."""
-    family = TASKS[task].family
-    prediction = CalibratedModel().predict(gpu, family, precision)
+    prediction = get_model().predict(gpu, task, precision)
     if prediction is None:
         raise TcoInputError("precision", f"{gpu.id} cannot run {precision}")
-    return prediction.relative_throughput * multi_gpu_speedup(gpu, count, family) * factor
+    return prediction.relative_throughput * multi_gpu_speedup(gpu, count, task) * factor
 
 
 def _gpu(field_name: str, gpu_id: str) -> GpuSpec:
@@ -221,7 +220,7 @@ def _closest_cloud_gpu(
         candidate = load_catalog().get(gpu_id)
         if candidate is None:
             continue
-        prediction = CalibratedModel().predict(candidate, TASKS[req.task].family, req.precision)
+        prediction = get_model().predict(candidate, req.task, req.precision)
         if prediction is None:
             continue
         distance = abs(math.log(prediction.relative_throughput / own_single))
@@ -375,7 +374,7 @@ def build_report(session: Session, req: TcoRequest, settings: Settings) -> TcoRe
         cloud_gpu_watts=float(cloud_gpu.tdp_w),
     )
     return TcoReport(
-        gpu, cloud_gpu, req, inputs, compute_tco(inputs), out, offer, CalibratedModel().version
+        gpu, cloud_gpu, req, inputs, compute_tco(inputs), out, offer, get_model().version
     )
 
 
@@ -383,7 +382,7 @@ def _speed_notes(
     gpu: GpuSpec, cloud_gpu: GpuSpec, req: TcoRequest, own: float, cloud: float
 ) -> list[Sourced]:
     source = (
-        f"performance model {CalibratedModel().version}: {req.task} ({TASKS[req.task].family}) "
+        f"performance model {get_model().version}: {req.task} ({TASK_CLASS[req.task]}) "
         f"{req.precision}, {req.count} GPU(s) incl. multi-GPU scaling, relative to one RTX 3090"
     )
     return [

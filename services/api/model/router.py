@@ -16,16 +16,40 @@ router = APIRouter(tags=["model"])
 @router.get("/model/predict")
 def model_predict(
     gpu: Annotated[str, Query(description="catalog id or a common spelling", max_length=128)],
-    task: Annotated[str, Query(description="cv or nlp")],
+    task: Annotated[
+        str,
+        Query(
+            description="any /recommend task: cv, nlp, llm-inference, image-generation, video, "
+            "rl, kaggle, prototyping"
+        ),
+    ],
     precision: Annotated[str, Query(description="fp16, bf16, tf32, fp32, fp8 or int8")],
     count: Annotated[int, Query(ge=1, le=64)] = 1,
     power_limit_w: Annotated[float | None, Query(gt=0, le=2000)] = None,
     workload: Annotated[str | None, Query(max_length=64)] = None,
+    params_b: Annotated[
+        float | None, Query(description="llm-inference: model size in billions")
+    ] = None,
+    batch: Annotated[int | None, Query(description="llm-inference: sequences at once")] = None,
+    context: Annotated[int | None, Query(description="llm-inference: tokens")] = None,
+    weights: Annotated[
+        str | None, Query(description="llm-inference: fp16, bf16, fp8, int8, int4 or fp4")
+    ] = None,
 ) -> dict[str, Any]:
-    """Throughput relative to the reference GPU, with interval, basis and model version."""
+    """Throughput relative to the reference GPU, with interval, basis, workload class and
+    model version."""
     try:
         return predict_full(
-            resolve_alias(gpu) or gpu, task, precision, count, power_limit_w, workload
+            resolve_alias(gpu) or gpu,
+            task,
+            precision,
+            count,
+            power_limit_w,
+            workload,
+            params_b=params_b,
+            batch=batch,
+            context=context,
+            weights=weights,
         )
     except InvalidInputError as exc:
         valid = exc.valid if exc.field != "gpu" else None

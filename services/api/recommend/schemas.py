@@ -18,7 +18,7 @@ Condition = Literal["new", "used", "any", "cloud"]
 Pricing = Literal["on-demand", "spot"]
 Sort = Literal["perf_per_dollar", "performance"]
 LlmMode = Literal["inference", "full-finetune", "lora"]
-WeightPrecision = Literal["fp16", "bf16", "int8", "int4"]
+WeightPrecision = Literal["fp16", "bf16", "int8", "int4", "fp8", "fp4"]
 
 
 class MemoryEstimateOut(BaseModel):

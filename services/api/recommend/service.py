@@ -31,13 +31,13 @@ from services.api.recommend.schemas import (
 )
 from shared.catalog.specs import GpuSpec, load_catalog
 from shared.models import Score, ScoreState
-from shared.perfmodel.registry import get_model, multi_gpu_speedup
+from shared.perfmodel.registry import get_model
+from shared.perfmodel.workloads import LlmWorkload
 from shared.pricing.market import age_days
 from shared.pricing.measures import describe
 from shared.pricing.quotes import best_for, best_quotes, recent_quotes
 from shared.pricing.system_cost import SystemCost, system_cost
 from shared.scoring.caveats import build_caveats
-from shared.scoring.tasks import TASKS
 from shared.settings import Settings
 
 CENT = Decimal("0.01")
@@ -166,12 +166,36 @@ def _is_rental(row: Ranked) -> bool:
     return row.score.condition.startswith("cloud:")
 
 
+def request_llm(query: RecommendQuery) -> LlmWorkload | None:
+    """The LLM an llm-inference query describes (params_b with mode=inference)."""
+    estimate = query.memory_estimate
+    if query.task != "llm-inference" or estimate is None or estimate.mode != "inference":
+        return None
+    return LlmWorkload(
+        estimate.params_b,
+        weights=estimate.weights,
+        batch=estimate.batch,
+        context=estimate.context,
+    )
+
+
+def _speed(row: Ranked, query: RecommendQuery) -> tuple[float, float] | None:
+    """(single-GPU performance, speed-up of `count`) for this query; None if the GPU
+    cannot run the query's weight format. Without an LLM the stored score is used."""
+    llm = request_llm(query)
+    result = get_model().predict_task(row.spec, query.task, query.precision, llm, query.count)
+    if result is None:
+        return None
+    single = row.score.relative_performance if llm is None else result.single.relative_throughput
+    return single, result.multi_gpu_speedup
+
+
 def _build(
     row: Ranked, query: RecommendQuery, settings: Settings
 ) -> tuple[float, SystemCost, Decimal]:
     """(build performance, system cost, total cost) of `count` of this GPU; for rentals the
     total is dollars per hour of the whole build."""
-    speedup = multi_gpu_speedup(row.spec, query.count, TASKS[query.task].family)
+    single, speedup = _speed(row, query) or (0.0, 1.0)
     if _is_rental(row):
         system = SystemCost(
             Decimal(0), math.ceil(query.count / 8), "cloud", "included in the hourly price"
@@ -179,7 +203,7 @@ def _build(
     else:
         system = system_cost(row.spec, query.count, settings)
     total = row.score.price_usd * query.count + system.usd
-    return row.score.relative_performance * speedup, system, total
+    return single * speedup, system, total
 
 
 def _sort_key(row: Ranked, query: RecommendQuery, settings: Settings) -> tuple[float, str]:
@@ -190,6 +214,8 @@ def _sort_key(row: Ranked, query: RecommendQuery, settings: Settings) -> tuple[f
 
 def _eligible(row: Ranked, query: RecommendQuery, history_before: datetime) -> bool:
     if row.spec.memory_gb < query.memory_gb:
+        return False
+    if request_llm(query) is not None and _speed(row, query) is None:
         return False
     if _is_rental(row) and row.score.price_observed_at < history_before:
         return False
@@ -245,7 +271,7 @@ def _result(
 ) -> RecommendResult:
     spec, score = row.spec, row.score
     performance, system, total = _build(row, query, settings)
-    speedup = performance / score.relative_performance
+    single, speedup = _speed(row, query) or (score.relative_performance, 1.0)
     per_dollar = performance / float(total)
     price = _price_out(row, query, settings, now)
     return RecommendResult(
@@ -260,8 +286,8 @@ def _result(
         relative_performance=round(performance, 4),
         performance=PerformanceOut(
             interval=(
-                round(score.interval_low * speedup, 4),
-                round(score.interval_high * speedup, 4),
+                round(score.interval_low * single / score.relative_performance * speedup, 4),
+                round(score.interval_high * single / score.relative_performance * speedup, 4),
             ),
             basis=score.basis,
             reference_gpu=get_model().reference_gpu,
@@ -282,7 +308,7 @@ def _result(
             stale_days=settings.price_stale_days,
             rental=_is_rental(row),
         ),
-        explanation=_explain(spec, score, query, speedup, total, price),
+        explanation=_explain(spec, score, query, single, speedup, total, price),
         best_quote=quote,
     )
 
@@ -291,15 +317,21 @@ def _explain(
     spec: GpuSpec,
     score: Score,
     query: RecommendQuery,
+    single: float,
     speedup: float,
     total: Decimal,
     price: PriceOut,
 ) -> str:
     build = f"{query.count}x " if query.count > 1 else ""
     scaling = f", x{speedup:.2f} for {query.count} GPUs" if query.count > 1 else ""
+    llm = request_llm(query)
+    basis = score.explanation
+    if llm is not None:
+        result = get_model().predict_task(spec, query.task, query.precision, llm, query.count)
+        basis = result.single.explanation if result else basis
     speed = (
-        f"{build}{spec.name}: {score.relative_performance:.2f}x the reference on "
-        f"{query.task} at {query.precision}{scaling} ({score.explanation}); "
+        f"{build}{spec.name}: {single:.2f}x the reference on "
+        f"{query.task} at {query.precision}{scaling} ({basis}); "
     )
     dated = f"{price.measure_description}, {score.price_observed_at.date().isoformat()}"
     if price.unit == "usd_per_gpu_hour":

@@ -39,7 +39,7 @@ def test_split_across_gpus():
 
 def test_bad_inputs():
     with pytest.raises(ValueError, match="precision"):
-        llm_memory(7, "fp8")
+        llm_memory(7, "fp6")
     with pytest.raises(ValueError, match="mode"):
         llm_memory(7, "fp16", "pretrain")
     with pytest.raises(ValueError):

@@ -1,0 +1,259 @@
+"""The product's performance model: one workload class per task, each with its physics.
+
+Training classes use the Lambda-calibrated roofline (`calibrated.py`; Lambda's own
+measurements stay as measured) times the architecture offset fitted on MLPerf Training
+for GPUs Lambda never ran. LLM and vision inference use `inference.py` with the
+parameters fitted on MLPerf Inference, llmperf and llama.cpp tables (`classfit.py`).
+Every answer names its class and basis; intervals are the 80 % intervals of the class's
+leave-one-table-out errors (`params/classes-<version>.json`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from shared.catalog.specs import GpuSpec, load_catalog
+from shared.perfmodel import inference as inf
+from shared.perfmodel.base import Prediction
+from shared.perfmodel.calibrated import CalibratedModel
+from shared.perfmodel.classfit import FittedParams, per_gpu_scaling
+from shared.perfmodel.memory import MemoryEstimate, fits, llm_memory
+from shared.perfmodel.scaling import NETWORK_EFFICIENCY, balanced_nodes, interconnect_class
+from shared.perfmodel.workloads import (
+    CLASS_BASIS,
+    CLASS_FAMILY,
+    DIFFUSION,
+    LLM_CLASSES,
+    LLM_DECODE,
+    LLM_PREFILL,
+    TRAINING_CLASSES,
+    LlmWorkload,
+    default_llm,
+    runs_weights,
+    task_class,
+)
+
+CLASS_MODEL_VERSION = "calibrated-2026.12.1"
+PARAMS_DIR = Path(__file__).parent / "params"
+# Software stack whose fitted per-step overhead a class uses: single-user decode as in
+# llama.cpp / Ollama, serving as in vLLM.
+CLASS_STACK = {LLM_DECODE: "llama.cpp", LLM_PREFILL: "llama.cpp"}
+SERVING_STACK = "vllm"
+FAMILY_TASKS = {"cv": "cv", "nlp": "nlp"}
+
+
+@dataclass(frozen=True, slots=True)
+class ClassParams:
+    fitted: FittedParams
+    # Log half-width of the 80 % interval of one GPU's value, by class.
+    half_width: dict[str, float]
+    calibration: str
+    evaluation: dict[str, Any] = field(default_factory=dict)
+
+
+def params_path(version: str = CLASS_MODEL_VERSION) -> Path:
+    return PARAMS_DIR / f"classes-{version}.json"
+
+
+@lru_cache(maxsize=4)
+def load_class_params(version: str = CLASS_MODEL_VERSION) -> ClassParams:
+    data = json.loads(params_path(version).read_text())
+    return ClassParams(
+        FittedParams.from_json(data["fitted"]),
+        data["half_width"],
+        data["calibration"],
+        data.get("evaluation", {}),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class TaskPrediction:
+    """A prediction for `count` GPUs with its class and how the GPUs share the work."""
+
+    single: Prediction
+    workload_class: str
+    # Throughput of the whole build relative to one reference GPU.
+    relative_throughput: float
+    interval: tuple[float, float]
+    multi_gpu_speedup: float
+    tensor_parallel: int
+    llm: LlmWorkload | None
+
+
+class ClassModel:
+    """Implements `PerformanceModel`; `task` is a /recommend task (or cv/nlp)."""
+
+    def __init__(self, version: str = CLASS_MODEL_VERSION) -> None:
+        self.version = version
+        self.reference_gpu = "rtx-3090"
+        self.training = CalibratedModel()
+
+    @property
+    def params(self) -> ClassParams:
+        return load_class_params(self.version)
+
+    def predict(self, gpu: GpuSpec, task: str, precision: str) -> Prediction | None:
+        result = self.predict_task(gpu, task, precision)
+        return None if result is None else result.single
+
+    def predict_task(
+        self,
+        gpu: GpuSpec,
+        task: str,
+        precision: str,
+        llm: LlmWorkload | None = None,
+        count: int = 1,
+        workload: str | None = None,
+    ) -> TaskPrediction | None:
+        klass = task_class(FAMILY_TASKS.get(task, task), llm)
+        if klass in TRAINING_CLASSES:
+            return self._training(gpu, klass, precision, count, workload)
+        if klass in LLM_CLASSES:
+            return self._llm(gpu, klass, llm or default_llm(precision), count)
+        return self._vision(gpu, klass, precision, count)
+
+    def speedup(self, gpu: GpuSpec, count: int) -> float:
+        """Data-parallel speed-up of `count` GPUs (nodes of 8 over InfiniBand)."""
+        return self.cluster_speedup(gpu, balanced_nodes(count, 8), "infiniband")
+
+    def cluster_speedup(self, gpu: GpuSpec, node_counts: list[int], network: str) -> float:
+        """Speed-up over one GPU of nodes holding `node_counts` GPUs each: each node's
+        data-parallel speed-up, added up, times the network's efficiency per doubling of
+        nodes (fitted for InfiniBand; 10 GbE is the assumption in scaling.py)."""
+        fitted = self.params.fitted
+        # A bridge pair or unmeasured class falls back to the least efficient fitted link.
+        eta = fitted.eta.get(interconnect_class(gpu), min(fitted.eta.values()))
+        inside = sum(n * per_gpu_scaling(eta, 1.0, n) for n in node_counts)
+        if len(node_counts) == 1:
+            return inside
+        net = self.network_efficiency(network)
+        return float(inside * net ** math.log2(len(node_counts)))
+
+    def network_efficiency(self, network: str) -> float:
+        """Efficiency per doubling of nodes: fitted on MLPerf for InfiniBand."""
+        if network == "infiniband":
+            return self.params.fitted.network_eta
+        return NETWORK_EFFICIENCY[network]
+
+    def _interval(self, klass: str, value: float) -> tuple[float, float]:
+        half = self.params.half_width[klass]
+        return value * math.exp(-half), value * math.exp(half)
+
+    def _training(
+        self, gpu: GpuSpec, klass: str, precision: str, count: int, workload: str | None
+    ) -> TaskPrediction | None:
+        base = self.training.predict(gpu, CLASS_FAMILY[klass], precision, workload=workload)
+        if base is None:
+            return None
+        value, interval = base.relative_throughput, base.interval
+        explanation = base.explanation
+        if base.basis != "measured":
+            offset = self.params.fitted.arch_log.get(inf.TRAINING_GROUP, {})
+            shift = offset.get(gpu.architecture, 0.0)
+            value *= math.exp(shift)
+            interval = self._interval(klass, value)
+            if shift:
+                explanation += f"; {gpu.architecture} offset x{math.exp(shift):.2f} (MLPerf fit)"
+        single = replace(
+            base,
+            relative_throughput=value,
+            interval=interval,
+            model_version=self.version,
+            explanation=f"{klass} ({CLASS_BASIS[klass]}): {explanation}",
+        )
+        factor = self.speedup(gpu, count)
+        return TaskPrediction(
+            single, klass, value * factor, _scaled(interval, factor), factor, 1, None
+        )
+
+    def _vision(self, gpu: GpuSpec, klass: str, precision: str, count: int) -> TaskPrediction:
+        ref = load_catalog().by_id[self.reference_gpu]
+        value = inf.vision_throughput(gpu, ref, klass, self.params.fitted.inference())
+        interval = self._interval(klass, value)
+        precision_rule = "FP8 where the GPU has it" if klass == DIFFUSION else "INT8"
+        single = Prediction(
+            gpu_id=gpu.id,
+            task=klass,
+            precision=precision,
+            relative_throughput=value,
+            interval=interval,
+            basis="calibrated-model",
+            reference_gpu=self.reference_gpu,
+            model_version=self.version,
+            explanation=(
+                f"{klass} ({CLASS_BASIS[klass]}); {precision_rule} as in MLPerf Inference; "
+                f"{gpu.id} has {gpu.memory_bandwidth_gbs:g} GB/s"
+            ),
+            caveats=(f"{klass}: ranked at the precision MLPerf submitters use, not {precision}",),
+        )
+        # Independent images or batches per GPU: MLPerf Inference scales ~linearly.
+        return TaskPrediction(single, klass, value * count, _scaled(interval, count), count, 1, None)
+
+    def _llm(self, gpu: GpuSpec, klass: str, llm: LlmWorkload, count: int) -> TaskPrediction | None:
+        if not runs_weights(gpu, llm.weights):
+            return None
+        params = self.params.fitted.inference()
+        stack = CLASS_STACK.get(klass, SERVING_STACK)
+        ref = load_catalog().by_id[self.reference_gpu]
+        estimate = llm_memory(
+            llm.params_b,
+            llm.weights,
+            context=llm.context,
+            batch=llm.batch,
+        )
+        need = estimate.total_gb
+        tp, fitting = _split(gpu, estimate, count)
+        link = interconnect_class(gpu)
+        one = inf.decode_tokens_per_s(gpu, llm, params, stack)
+        per_gpu = inf.decode_tokens_per_s(gpu, llm, params, stack, tp, link)
+        reference = inf.decode_tokens_per_s(ref, replace(llm, weights="fp16"), params, stack)
+        value = one / reference
+        caveats = []
+        if not fitting:
+            caveats.append(
+                f"{llm.params_b:g}B at {llm.weights} needs ~{need:.0f} GB: does not fit on "
+                f"{count} x {gpu.memory_gb:g} GB"
+            )
+        if tp > 1:
+            caveats.append(f"split over {tp} GPUs (tensor parallel over {link})")
+        interval = self._interval(klass, value)
+        single = Prediction(
+            gpu_id=gpu.id,
+            task=klass,
+            precision=llm.weights,
+            relative_throughput=value,
+            interval=interval,
+            basis="calibrated-model",
+            reference_gpu=self.reference_gpu,
+            model_version=self.version,
+            explanation=(
+                f"{klass} ({CLASS_BASIS[klass]}): {llm.params_b:g}B, {llm.weights} weights, "
+                f"batch {llm.batch}, context {llm.context}; {gpu.id} has "
+                f"{gpu.memory_bandwidth_gbs:g} GB/s; reference {self.reference_gpu} at fp16"
+            ),
+            caveats=tuple(caveats),
+        )
+        total = per_gpu * tp * (count // tp) / reference
+        factor = total / value
+        return TaskPrediction(single, klass, total, _scaled(interval, factor), factor, tp, llm)
+
+
+def _split(gpu: GpuSpec, estimate: MemoryEstimate, count: int) -> tuple[int, bool]:
+    """Tensor-parallel group size: the fewest GPUs (1, 2, 4, 8) holding the model, by the
+    memory estimate /recommend filters with."""
+    for tp in (1, 2, 4, 8):
+        if tp > count:
+            break
+        if fits(estimate, gpu.memory_gb, tp):
+            return tp, True
+    largest = max(t for t in (1, 2, 4, 8) if t <= count)
+    return largest, False
+
+
+def _scaled(interval: tuple[float, float], factor: float) -> tuple[float, float]:
+    return interval[0] * factor, interval[1] * factor

@@ -1,0 +1,92 @@
+"""The inference physics: what memory bandwidth, capacity, precision and splits do."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from shared.perfmodel import inference as inf
+from shared.perfmodel.timemodel import Shares
+from shared.perfmodel.workloads import LlmWorkload
+
+PARAMS = inf.InferenceParams(
+    arch_log={},
+    matmul_efficiency=0.5,
+    step_overhead_s={"s": 2e-3},
+    vision_shares={"diffusion": Shares(0.2, 0.7, 0.1), "cnn-inference": Shares(0.3, 0.5, 0.2)},
+)
+
+
+def _decode(gpu, workload, tp=1, link="nvswitch"):
+    return inf.decode_tokens_per_s(gpu, workload, PARAMS, "s", tp, link)
+
+
+def test_decode_of_a_large_model_follows_memory_bandwidth(catalog):
+    big = LlmWorkload(30, weights="fp16")
+    h100, a100 = catalog.by_id["h100-sxm5"], catalog.by_id["a100-80gb-sxm4"]
+    ratio = _decode(h100, big) / _decode(a100, big)
+    bandwidth = h100.memory_bandwidth_gbs / a100.memory_bandwidth_gbs
+    # Bandwidth-bound, minus the per-token overhead that both pay.
+    assert 1.0 < ratio < bandwidth
+    assert ratio == pytest.approx(bandwidth, rel=0.15)
+
+
+def test_per_token_overhead_compresses_small_models(catalog):
+    h100, a100 = catalog.by_id["h100-sxm5"], catalog.by_id["a100-80gb-sxm4"]
+    small, big = LlmWorkload(1, weights="int4"), LlmWorkload(30)
+    assert _decode(h100, small) / _decode(a100, small) < _decode(h100, big) / _decode(a100, big)
+
+
+def test_no_batch_bonus_for_memory_that_a_fitting_model_does_not_use(catalog):
+    # Same chip, 24 GB vs 48 GB: decoding a model that fits in both runs at the same speed.
+    workload = LlmWorkload(7, weights="fp16")
+    small = catalog.by_id["rtx-a6000"]
+    bigger = replace(small, id="a6000-96gb", memory_gb=96)
+    assert _decode(small, workload) == pytest.approx(_decode(bigger, workload))
+
+
+def test_fp4_weights_on_blackwell_read_a_quarter_of_the_bytes(catalog):
+    b200 = catalog.by_id["b200"]
+    fp16 = _decode(b200, LlmWorkload(70, weights="fp16"))
+    fp4 = _decode(b200, LlmWorkload(70, weights="fp4"))
+    assert 2.5 < fp4 / fp16 < 4.0
+
+
+def test_tensor_parallel_split_is_slower_per_gpu_and_worse_over_pcie(catalog):
+    workload = LlmWorkload(70, weights="fp16", batch=32)
+    h100 = catalog.by_id["h100-sxm5"]
+    one, two = _decode(h100, workload, 1), _decode(h100, workload, 2, "nvswitch")
+    # Two GPUs are faster together but less than twice: the all-reduces cost time.
+    assert one < 2 * two < 2 * one
+    assert _decode(h100, workload, 2, "pcie-no-p2p") < two
+
+
+def test_serving_batches_raise_throughput_until_compute_binds(catalog):
+    h100 = catalog.by_id["h100-sxm5"]
+    rates = [_decode(h100, LlmWorkload(8, batch=b, context=1024)) for b in (1, 16, 256)]
+    assert rates[0] < rates[1] < rates[2]
+    assert rates[2] / rates[1] < rates[1] / rates[0]
+
+
+def test_prefill_is_matrix_bound(catalog):
+    workload = LlmWorkload(7, prompt_tokens=2048)
+    h100, a100 = catalog.by_id["h100-sxm5"], catalog.by_id["a100-80gb-sxm4"]
+    ratio = inf.prefill_tokens_per_s(h100, workload, PARAMS, "s") / inf.prefill_tokens_per_s(
+        a100, workload, PARAMS, "s"
+    )
+    matmul = h100.fp16_tensor_tflops / a100.fp16_tensor_tflops
+    assert ratio == pytest.approx(matmul, rel=0.2)
+
+
+def test_vision_is_relative_to_the_reference(catalog):
+    ref = catalog.by_id["rtx-3090"]
+    assert inf.vision_throughput(ref, ref, "diffusion", PARAMS) == pytest.approx(1.0)
+    assert inf.vision_throughput(catalog.by_id["h100-sxm5"], ref, "diffusion", PARAMS) > 3
+
+
+def test_tensor_parallel_size_is_the_fewest_gpus_that_hold_the_model(catalog):
+    h100 = catalog.by_id["h100-sxm5"]
+    assert inf.tensor_parallel_size(h100, 60, 8) == 1
+    assert inf.tensor_parallel_size(h100, 140, 8) == 2
+    assert inf.tensor_parallel_size(h100, 140, 1) is None
