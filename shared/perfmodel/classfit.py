@@ -28,14 +28,17 @@ import numpy as np
 from scipy.optimize import least_squares
 
 from shared.catalog.specs import GpuSpec, load_catalog
-from shared.perfmodel import benchmarks as bm
 from shared.perfmodel import benchmark_workloads as bw
+from shared.perfmodel import benchmarks as bm
 from shared.perfmodel import inference as inf
 from shared.perfmodel.scaling import interconnect_class
 from shared.perfmodel.timemodel import Shares
 from shared.perfmodel.workloads import TRAINING_CV, TRAINING_NLP
 
 GPUS_PER_NODE = 8
+# Typical log error of one benchmark value against the model (software, settings and
+# submitter differences): the data residuals are weighted by it against the priors.
+NOISE_SD = 0.15
 # Prior standard deviations (log units) of the ridge terms.
 ARCH_PRIOR_SD = 0.3
 ETA_PRIOR_SD = 0.1
@@ -322,7 +325,7 @@ def fit(
     def loss(x: np.ndarray) -> np.ndarray:
         params = layout.params(x)
         return np.concatenate(
-            [_residuals(informative, params, ref), layout.priors(x, starts)]
+            [_residuals(informative, params, ref) / NOISE_SD, layout.priors(x, starts)]
         )
 
     x0 = layout.start(starts)

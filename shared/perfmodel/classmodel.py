@@ -192,7 +192,9 @@ class ClassModel:
             caveats=(f"{klass}: ranked at the precision MLPerf submitters use, not {precision}",),
         )
         # Independent images or batches per GPU: MLPerf Inference scales ~linearly.
-        return TaskPrediction(single, klass, value * count, _scaled(interval, count), count, 1, None)
+        return TaskPrediction(
+            single, klass, value * count, _scaled(interval, count), count, 1, None
+        )
 
     def _llm(self, gpu: GpuSpec, klass: str, llm: LlmWorkload, count: int) -> TaskPrediction | None:
         if not runs_weights(gpu, llm.weights):

@@ -59,9 +59,7 @@ class Evaluation:
     rows: int
 
 
-def _predictor(
-    params: cf.FittedParams, by_key: dict[tuple[str, ...], cf.Row]
-) -> val.Predictor:
+def _predictor(params: cf.FittedParams, by_key: dict[tuple[str, ...], cf.Row]) -> val.Predictor:
     ref = load_catalog().by_id["rtx-3090"]
 
     def predict(gpu: GpuSpec, klass: str, count: int, workload: str) -> val.PerGpu | None:
@@ -79,9 +77,7 @@ def _fit_without(args: tuple[Sequence[cf.Row], str, str, cf.FittedParams]) -> cf
     return cf.fit([r for r in rows if key(r) != held], warm=warm)
 
 
-def evaluate(
-    workers: int = 2, measurements: Sequence[bm.Measurement] | None = None
-) -> Evaluation:
+def evaluate(workers: int = 2, measurements: Sequence[bm.Measurement] | None = None) -> Evaluation:
     """Full fit, then one refit per held-out table and per held-out GPU (in `workers`
     processes: about 110 fits of a few seconds each on the bundled data)."""
     if measurements is None:
@@ -207,11 +203,14 @@ def targets(evaluation: Evaluation) -> list[tuple[str, str, bool]]:
     training = [
         s
         for s in evaluation.logo
-        if s.pair.kind == val.GPU_PAIR and s.pair.workload_class in (bm.TRAINING_CV, bm.TRAINING_NLP)
+        if s.pair.kind == val.GPU_PAIR
+        and s.pair.workload_class in (bm.TRAINING_CV, bm.TRAINING_NLP)
     ]
     if training:
         p90 = val.percent(_q([s.model_log_error for s in training], 0.9))
-        rows.append(("training on GPUs not in the fit (LOGO): p90 <= 30 %", f"{p90:.1%}", p90 <= 0.3))
+        rows.append(
+            ("training on GPUs not in the fit (LOGO): p90 <= 30 %", f"{p90:.1%}", p90 <= 0.3)
+        )
     return rows
 
 
@@ -251,22 +250,25 @@ def render(evaluation: Evaluation) -> str:
         )
     scaling = [s for s in evaluation.loto if s.pair.kind == val.SCALING_PAIR]
     lines += ["", "## Multi-GPU scaling (leave one table out)", ""]
-    lines += ["| class | pairs | median | p90 | linear median | linear p90 |", "|---|---|---|---|---|---|"]
+    lines += [
+        "| class | pairs | median | p90 | linear median | linear p90 |",
+        "|---|---|---|---|---|---|",
+    ]
     for klass in bm.WORKLOAD_CLASSES:
         items = [s for s in scaling if s.pair.workload_class == klass]
         if items:
-            s = val.summarize(klass, "all", items)
-            assert s is not None
+            scale = val.summarize(klass, "all", items)
+            assert scale is not None
             lines.append(
-                f"| {klass} | {s.pairs} | {s.median:.1%} | {s.p90:.1%} | "
-                f"{s.baseline_median:.1%} | {s.baseline_p90:.1%} |"
+                f"| {klass} | {scale.pairs} | {scale.median:.1%} | {scale.p90:.1%} | "
+                f"{scale.baseline_median:.1%} | {scale.baseline_p90:.1%} |"
             )
     fitted = evaluation.full
     lines += [
         "",
         "## Fitted parameters (all tables)",
         "",
-        f"- efficiency per doubling of GPUs in a node: "
+        "- efficiency per doubling of GPUs in a node: "
         + ", ".join(f"{k} {v:.3f}" for k, v in sorted(fitted.eta.items()))
         + f"; per doubling of nodes (InfiniBand): {fitted.network_eta:.3f}",
         f"- achieved share of peak matrix rate (LLM): {fitted.matmul_efficiency:.2f}; per-step "

@@ -13,8 +13,8 @@ from decimal import Decimal
 
 from shared.catalog.specs import GpuSpec, load_catalog
 from shared.perfmodel import scaling
-from shared.perfmodel.registry import get_model
 from shared.perfmodel.power import MIN_CAP_FRACTION, power_limit
+from shared.perfmodel.registry import get_model
 from shared.quotes import constants as c
 from shared.scoring.caveats import STALE_PRICE_DAYS, build_caveats
 from shared.scoring.tasks import PRECISION_NAMES, TASKS

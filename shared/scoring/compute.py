@@ -183,24 +183,24 @@ def _gpu_rows(
     if not any(prices.values()) and not any(rentals.values()):
         return []
     base = system_cost(gpu, 1, settings).usd
-    predictions = {
-        (family, precision): model.predict(gpu, family, precision)
-        for family in {t.family for t in TASKS.values()}
-        for precision in PRECISION_NAMES
-    }
     rows = []
     for task in TASKS.values():
         for precision in PRECISION_NAMES:
-            prediction = predictions[(task.family, precision)]
+            # Each task through its own workload class (llm-inference by the decode model).
+            prediction = model.predict(gpu, task.name, precision)
             if prediction is None:
                 continue
             for condition in SCORE_CONDITIONS:
                 price = prices[condition]
                 if price is not None:
-                    rows.append(_row(task.name, condition, prediction, _bought(price, base), now))
+                    rows.append(
+                        _row(task.name, precision, condition, prediction, _bought(price, base), now)
+                    )
             for condition, rental in rentals.items():
                 if rental is not None:
-                    rows.append(_row(task.name, condition, prediction, _rented(rental), now))
+                    rows.append(
+                        _row(task.name, precision, condition, prediction, _rented(rental), now)
+                    )
     return rows
 
 
@@ -246,13 +246,19 @@ def _rented(offer: CloudPrice) -> _Priced:
 
 
 def _row(
-    task: str, condition: str, prediction: Prediction, price: _Priced, now: datetime
+    task: str,
+    precision: str,
+    condition: str,
+    prediction: Prediction,
+    price: _Priced,
+    now: datetime,
 ) -> dict[str, Any]:
     total = price.usd + price.system_usd
     return {
         "gpu_id": prediction.gpu_id,
         "task": task,
-        "precision": prediction.precision,
+        # The requested precision: an LLM prediction's own is its weight format.
+        "precision": precision,
         "condition": condition,
         "relative_performance": prediction.relative_throughput,
         "interval_low": prediction.interval[0],

@@ -8,8 +8,10 @@ from shared.perfmodel.memory import llm_memory, split_across
 
 def default_weights(precision: str) -> WeightPrecision:
     """8-bit compute implies 8-bit weights; everything else is stored in 16 bits."""
-    if precision in {"int8", "fp8"}:
-        return precision
+    if precision == "fp8":
+        return "fp8"
+    if precision == "int8":
+        return "int8"
     return "bf16" if precision == "bf16" else "fp16"
 
 

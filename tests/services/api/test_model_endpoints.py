@@ -25,7 +25,7 @@ def test_model_predict_power_limit_costs_speed_and_saves_watts(market_client):
     ("params", "field", "hint"),
     [
         ({"gpu": "rtx-9999", "task": "cv", "precision": "fp16"}, "gpu", "GET /gpus"),
-        ({"gpu": "rtx-3090", "task": "audio", "precision": "fp16"}, "task", "cv, nlp"),
+        ({"gpu": "rtx-3090", "task": "audio", "precision": "fp16"}, "task", "llm-inference"),
         ({"gpu": "rtx-3090", "task": "cv", "precision": "fp64"}, "precision", "fp16"),
         ({"gpu": "rtx-3090", "task": "cv", "precision": "fp8"}, "precision", "fp16"),
         ({"gpu": "rtx-3090", "task": "cv", "precision": "fp16", "count": 0}, "count", "1"),
@@ -81,3 +81,87 @@ def test_recommend_refuses_memory_gb_and_params_b_together(market_client):
     )
     assert response.status_code == 422
     assert "memory_gb" in response.json()["message"]
+
+
+@pytest.mark.parametrize(
+    ("task", "klass"),
+    [
+        ("cv", "training-cv"),
+        ("nlp", "training-nlp"),
+        ("llm-inference", "llm-decode"),
+        ("image-generation", "diffusion"),
+        ("video", "training-cv"),
+        ("prototyping", "training-nlp"),
+    ],
+)
+def test_model_predict_answers_every_recommend_task_with_its_class(market_client, task, klass):
+    response = market_client.get(
+        "/model/predict", params={"gpu": "h100-sxm5", "task": task, "precision": "fp16"}
+    )
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["workload_class"] == klass
+    assert body["class_basis"] and body["explanation"].startswith(klass)
+    assert body["relative_throughput"] > 1
+
+
+def test_model_predict_llm_parameters_choose_the_class_and_the_split(market_client):
+    params = {"gpu": "h100-sxm5", "task": "llm-inference", "precision": "fp16"}
+    serving = market_client.get(
+        "/model/predict",
+        params={
+            **params,
+            "params_b": 70,
+            "weights": "fp8",
+            "batch": 4,
+            "context": 2048,
+            "count": 4,
+        },
+    ).json()
+    assert serving["workload_class"] == "llm-serving"
+    assert serving["llm"] == {"params_b": 70, "weights": "fp8", "batch": 4, "context": 2048}
+    # ~70 GB of weights + KV cache: two 80 GB cards per replica, two replicas.
+    assert serving["tensor_parallel"] == 2
+    fp8 = market_client.get(
+        "/model/predict", params={**params, "params_b": 70, "weights": "fp8"}
+    ).json()
+    fp16 = market_client.get("/model/predict", params={**params, "params_b": 70}).json()
+    # Half the bytes per token; one H100 holds the fp8 weights but not the fp16 ones.
+    assert fp8["relative_throughput"] > 1.5 * fp16["relative_throughput"]
+
+
+@pytest.mark.parametrize(
+    ("params", "field", "hint"),
+    [
+        ({"gpu": "rtx-3090", "task": "llm-inference", "weights": "fp4"}, "weights", "int4"),
+        ({"gpu": "rtx-3090", "task": "llm-inference", "weights": "fp6"}, "weights", "fp4"),
+        ({"gpu": "rtx-3090", "task": "cv", "params_b": 7}, "params_b", "llm-inference"),
+        ({"gpu": "rtx-3090", "task": "llm-inference", "batch": 0}, "batch", ">= 1"),
+    ],
+)
+def test_model_predict_llm_bad_input_is_422(market_client, params, field, hint):
+    response = market_client.get("/model/predict", params={"precision": "fp16", **params})
+    assert response.status_code == 422, response.text
+    assert response.json()["message"].startswith(f"{field}:")
+    assert hint in response.json()["message"]
+
+
+def test_recommend_llm_inference_ranks_by_the_inference_model(market_client):
+    body = market_client.get("/recommend", params={"task": "llm-inference", "limit": 100}).json()
+    assert body["results"]
+    assert all("llm-decode" in r["explanation"] for r in body["results"])
+    training = market_client.get("/recommend", params={"task": "nlp", "limit": 100}).json()
+    speed = {r["gpu"]["id"]: r["relative_performance"] for r in body["results"]}
+    trained = {r["gpu"]["id"]: r["relative_performance"] for r in training["results"]}
+    # Decode follows bandwidth: an RTX 4090 is close to an RTX 3090, unlike in training.
+    assert speed["rtx-4090"] / speed["rtx-3090"] < trained["rtx-4090"] / trained["rtx-3090"]
+
+
+def test_recommend_llm_parameters_rerank_with_that_model(market_client):
+    params = {"task": "llm-inference", "params_b": 70, "count": 4, "limit": 100}
+    body = market_client.get("/recommend", params=params).json()
+    assert body["results"]
+    for r in body["results"]:
+        assert "70B" in r["explanation"] and "llm-decode" in r["explanation"]
+        # One request split over 4 GPUs: faster than one, far from 4x.
+        assert 1 < r["performance"]["multi_gpu_speedup"] < 4

@@ -1,0 +1,93 @@
+"""The product's model: every task gets a class, LLM inference uses the inference physics."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from shared.perfmodel.classmodel import ClassModel, load_class_params
+from shared.perfmodel.workloads import TASK_CLASS, LlmWorkload
+
+
+@pytest.fixture(scope="module")
+def classes() -> ClassModel:
+    return ClassModel()
+
+
+@pytest.mark.parametrize("task", sorted(TASK_CLASS))
+def test_every_task_answers_and_names_its_class(classes, catalog, task):
+    result = classes.predict_task(catalog.by_id["rtx-4090"], task, "fp16")
+    assert result is not None
+    assert result.workload_class == TASK_CLASS[task]
+    assert result.single.explanation.startswith(result.workload_class)
+    low, high = result.interval
+    assert low < result.relative_throughput < high
+
+
+def test_reference_is_one_on_every_inference_class(classes, catalog):
+    ref = catalog.by_id["rtx-3090"]
+    for task in ("llm-inference", "image-generation"):
+        result = classes.predict_task(ref, task, "fp16")
+        assert result is not None
+        assert result.single.relative_throughput == pytest.approx(1.0)
+
+
+def test_llm_decode_ranks_by_bandwidth_not_by_training_speed(classes, catalog):
+    # RTX 4090 trains much faster than an RTX 3090 but has about the same bandwidth
+    # (1008 vs 936 GB/s): single-user decode is close to the bandwidth ratio.
+    gpu = catalog.by_id["rtx-4090"]
+    decode = classes.predict_task(gpu, "llm-inference", "fp16")
+    training = classes.predict_task(gpu, "nlp", "fp16")
+    assert decode is not None and training is not None
+    assert decode.single.relative_throughput < training.single.relative_throughput
+    assert decode.single.relative_throughput == pytest.approx(1008 / 936, rel=0.1)
+
+
+def test_fp8_and_fp4_weights_only_where_the_hardware_has_them(classes, catalog):
+    fp8 = LlmWorkload(8, weights="fp8")
+    fp4 = LlmWorkload(8, weights="fp4")
+    assert classes.predict_task(catalog.by_id["rtx-3090"], "llm-inference", "fp16", fp8) is None
+    assert classes.predict_task(catalog.by_id["h100-sxm5"], "llm-inference", "fp16", fp4) is None
+    assert classes.predict_task(catalog.by_id["b200"], "llm-inference", "fp16", fp4) is not None
+
+
+def test_a_model_that_does_not_fit_is_split_not_sped_up(classes, catalog):
+    gpu = catalog.by_id["rtx-4090"]
+    llm = LlmWorkload(70, weights="fp16")
+    one = classes.predict_task(gpu, "llm-inference", "fp16", llm, count=1)
+    eight = classes.predict_task(gpu, "llm-inference", "fp16", llm, count=8)
+    assert one is not None and eight is not None
+    assert any("does not fit" in c for c in one.single.caveats)
+    assert eight.tensor_parallel == 8
+    assert any("tensor parallel" in c for c in eight.single.caveats)
+    # One request split over 8 PCIe cards: faster than one card, far from 8x.
+    assert 1 < eight.multi_gpu_speedup < 8
+
+
+def test_independent_users_scale_with_replicas(classes, catalog):
+    gpu = catalog.by_id["h100-sxm5"]
+    four = classes.predict_task(gpu, "llm-inference", "fp16", LlmWorkload(8), count=4)
+    assert four is not None and four.tensor_parallel == 1
+    assert four.multi_gpu_speedup == pytest.approx(4)
+
+
+def test_unverified_p2p_does_not_blow_up_the_interval(classes, catalog):
+    result = classes.predict_task(catalog.by_id["rx-7900-xtx"], "nlp", "fp16", count=8)
+    assert result is not None
+    low, high = result.interval
+    assert high / low < 4  # was 0.40-77.99x before the class model
+
+
+def test_pcie_scales_worse_than_nvswitch(classes, catalog):
+    pcie = classes.speedup(catalog.by_id["rtx-4090"], 8) / 8
+    nvswitch = classes.speedup(catalog.by_id["h100-sxm5"], 8) / 8
+    assert pcie < nvswitch <= 1.0
+
+
+def test_new_architectures_have_fitted_offsets():
+    fitted = load_class_params().fitted
+    for arch in ("Hopper", "Blackwell"):
+        assert arch in fitted.arch_log["training"]
+        assert arch in fitted.arch_log["llm"]
+    assert all(math.isfinite(v) and v > 0 for v in load_class_params().half_width.values())
