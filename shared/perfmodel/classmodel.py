@@ -22,6 +22,7 @@ from shared.perfmodel import inference as inf
 from shared.perfmodel.base import Prediction
 from shared.perfmodel.calibrated import CalibratedModel
 from shared.perfmodel.classfit import FittedParams, per_gpu_scaling
+from shared.perfmodel.features import rates
 from shared.perfmodel.memory import MemoryEstimate, fits, llm_memory
 from shared.perfmodel.scaling import NETWORK_EFFICIENCY, balanced_nodes, interconnect_class
 from shared.perfmodel.workloads import (
@@ -171,7 +172,11 @@ class ClassModel:
             single, klass, value * factor, _scaled(interval, factor), factor, 1, None
         )
 
-    def _vision(self, gpu: GpuSpec, klass: str, precision: str, count: int) -> TaskPrediction:
+    def _vision(
+        self, gpu: GpuSpec, klass: str, precision: str, count: int
+    ) -> TaskPrediction | None:
+        if rates(gpu, precision) is None:
+            return None  # the GPU cannot run the requested precision at all (fp8 on Ampere)
         ref = load_catalog().by_id[self.reference_gpu]
         value = inf.vision_throughput(gpu, ref, klass, self.params.fitted.inference())
         interval = self._interval(klass, value)
