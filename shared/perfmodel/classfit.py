@@ -33,7 +33,7 @@ from shared.perfmodel import benchmarks as bm
 from shared.perfmodel import inference as inf
 from shared.perfmodel.scaling import interconnect_class
 from shared.perfmodel.timemodel import Shares
-from shared.perfmodel.workloads import TRAINING_CV, TRAINING_NLP
+from shared.perfmodel.workloads import TRAINING_NLP, fp8_rate
 
 GPUS_PER_NODE = 8
 # Typical log error of one benchmark value against the model (software, settings and
@@ -136,8 +136,6 @@ def per_gpu_scaling(eta: float, network_eta: float, count: int) -> float:
 def training_precision(workload_class: str, gpu: GpuSpec) -> str:
     """MLPerf transformer training runs FP8 where the hardware has it (Transformer
     Engine); CNN training stays in 16 bits."""
-    from shared.perfmodel.workloads import fp8_rate
-
     if workload_class == TRAINING_NLP and fp8_rate(gpu) is not None:
         return "fp8"
     return "fp16"
@@ -161,7 +159,8 @@ def prepare(
         )
         model_group = CLASS_GROUP[m.workload_class]
         if model_group == inf.TRAINING_GROUP:
-            klass = TRAINING_CV if m.workload_class == bm.TRAINING_CV else TRAINING_NLP
+            # Training benchmark classes are the product's own (workloads.py).
+            klass = m.workload_class
             base = training_base(gpu, klass, training_precision(klass, gpu))
             if base is None:
                 continue

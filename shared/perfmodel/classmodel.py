@@ -78,12 +78,19 @@ class TaskPrediction:
 
     single: Prediction
     workload_class: str
-    # Throughput of the whole build relative to one reference GPU.
-    relative_throughput: float
-    interval: tuple[float, float]
     multi_gpu_speedup: float
-    tensor_parallel: int
-    llm: LlmWorkload | None
+    tensor_parallel: int = 1
+    llm: LlmWorkload | None = None
+
+    @property
+    def relative_throughput(self) -> float:
+        """Throughput of the whole build relative to one reference GPU."""
+        return self.single.relative_throughput * self.multi_gpu_speedup
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        low, high = self.single.interval
+        return low * self.multi_gpu_speedup, high * self.multi_gpu_speedup
 
 
 class ClassModel:
@@ -167,10 +174,7 @@ class ClassModel:
             model_version=self.version,
             explanation=f"{klass} ({CLASS_BASIS[klass]}): {explanation}",
         )
-        factor = self.speedup(gpu, count)
-        return TaskPrediction(
-            single, klass, value * factor, _scaled(interval, factor), factor, 1, None
-        )
+        return TaskPrediction(single, klass, self.speedup(gpu, count))
 
     def _vision(
         self, gpu: GpuSpec, klass: str, precision: str, count: int
@@ -179,27 +183,18 @@ class ClassModel:
             return None  # the GPU cannot run the requested precision at all (fp8 on Ampere)
         ref = load_catalog().by_id[self.reference_gpu]
         value = inf.vision_throughput(gpu, ref, klass, self.params.fitted.inference())
-        interval = self._interval(klass, value)
         precision_rule = "FP8 where the GPU has it" if klass == DIFFUSION else "INT8"
-        single = Prediction(
-            gpu_id=gpu.id,
-            task=klass,
-            precision=precision,
-            relative_throughput=value,
-            interval=interval,
-            basis="calibrated-model",
-            reference_gpu=self.reference_gpu,
-            model_version=self.version,
-            explanation=(
-                f"{klass} ({CLASS_BASIS[klass]}); {precision_rule} as in MLPerf Inference; "
-                f"{gpu.id} has {gpu.memory_bandwidth_gbs:g} GB/s"
-            ),
-            caveats=(f"{klass}: ranked at the precision MLPerf submitters use, not {precision}",),
+        single = self._modelled(
+            gpu,
+            klass,
+            precision,
+            value,
+            f"{klass} ({CLASS_BASIS[klass]}); {precision_rule} as in MLPerf Inference; "
+            f"{gpu.id} has {gpu.memory_bandwidth_gbs:g} GB/s",
+            [f"{klass}: ranked at the precision MLPerf submitters use, not {precision}"],
         )
         # Independent images or batches per GPU: MLPerf Inference scales ~linearly.
-        return TaskPrediction(
-            single, klass, value * count, _scaled(interval, count), count, 1, None
-        )
+        return TaskPrediction(single, klass, count)
 
     def _llm(self, gpu: GpuSpec, klass: str, llm: LlmWorkload, count: int) -> TaskPrediction | None:
         if not runs_weights(gpu, llm.weights):
@@ -228,39 +223,48 @@ class ClassModel:
             )
         if tp > 1:
             caveats.append(f"split over {tp} GPUs (tensor parallel over {link})")
-        interval = self._interval(klass, value)
-        single = Prediction(
+        single = self._modelled(
+            gpu,
+            klass,
+            llm.weights,
+            value,
+            f"{klass} ({CLASS_BASIS[klass]}): {llm.params_b:g}B, {llm.weights} weights, "
+            f"batch {llm.batch}, context {llm.context}; {gpu.id} has "
+            f"{gpu.memory_bandwidth_gbs:g} GB/s; reference {self.reference_gpu} at fp16",
+            caveats,
+        )
+        # `count // tp` replicas of a `tp`-GPU group, relative to one GPU alone.
+        factor = per_gpu * tp * (count // tp) / one
+        return TaskPrediction(single, klass, factor, tp, llm)
+
+    def _modelled(
+        self,
+        gpu: GpuSpec,
+        klass: str,
+        precision: str,
+        value: float,
+        explanation: str,
+        caveats: list[str],
+    ) -> Prediction:
+        """A model prediction (not a measurement) with the class's 80 % interval."""
+        return Prediction(
             gpu_id=gpu.id,
             task=klass,
-            precision=llm.weights,
+            precision=precision,
             relative_throughput=value,
-            interval=interval,
+            interval=self._interval(klass, value),
             basis="calibrated-model",
             reference_gpu=self.reference_gpu,
             model_version=self.version,
-            explanation=(
-                f"{klass} ({CLASS_BASIS[klass]}): {llm.params_b:g}B, {llm.weights} weights, "
-                f"batch {llm.batch}, context {llm.context}; {gpu.id} has "
-                f"{gpu.memory_bandwidth_gbs:g} GB/s; reference {self.reference_gpu} at fp16"
-            ),
+            explanation=explanation,
             caveats=tuple(caveats),
         )
-        total = per_gpu * tp * (count // tp) / reference
-        factor = total / value
-        return TaskPrediction(single, klass, total, _scaled(interval, factor), factor, tp, llm)
 
 
 def _split(gpu: GpuSpec, estimate: MemoryEstimate, count: int) -> tuple[int, bool]:
-    """Tensor-parallel group size: the fewest GPUs (1, 2, 4, 8) holding the model, by the
-    memory estimate /recommend filters with."""
-    for tp in (1, 2, 4, 8):
-        if tp > count:
-            break
-        if fits(estimate, gpu.memory_gb, tp):
-            return tp, True
-    largest = max(t for t in (1, 2, 4, 8) if t <= count)
-    return largest, False
-
-
-def _scaled(interval: tuple[float, float], factor: float) -> tuple[float, float]:
-    return interval[0] * factor, interval[1] * factor
+    """Tensor-parallel group size by the memory estimate /recommend filters with, and
+    whether it holds the model (else the largest split `count` allows)."""
+    tp = inf.smallest_split(lambda n: fits(estimate, gpu.memory_gb, n), count, per_node=count)
+    if tp is not None:
+        return tp, True
+    return max(t for t in inf.TP_SIZES if t <= count), False

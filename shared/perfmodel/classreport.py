@@ -27,7 +27,7 @@ from shared.perfmodel import classfit as cf
 from shared.perfmodel import validation as val
 from shared.perfmodel.calibrated import CalibratedModel
 from shared.perfmodel.classmodel import CLASS_MODEL_VERSION, params_path
-from shared.perfmodel.workloads import LLM_SERVING
+from shared.perfmodel.workloads import CLASS_FAMILY, LLM_SERVING
 
 INTERVAL_QUANTILE = 0.8
 # Benchmark class -> the product's workload class (decode at 64 concurrent requests is
@@ -37,8 +37,7 @@ LOTO, LOGO = "leave one table out", "leave one GPU out"
 
 
 def training_base(gpu: GpuSpec, klass: str, precision: str) -> tuple[float, bool] | None:
-    family = {"training-cv": "cv", "training-nlp": "nlp"}[klass]
-    prediction = CalibratedModel().predict(gpu, family, precision)
+    prediction = CalibratedModel().predict(gpu, CLASS_FAMILY[klass], precision)
     if prediction is None:
         return None
     return prediction.relative_throughput, prediction.basis == "measured"

@@ -22,7 +22,8 @@ MLPerf Inference, at the lowest precision the hardware runs (what submitters use
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from shared.catalog.specs import GpuSpec
 from shared.perfmodel.memory import estimate_shape
@@ -76,15 +77,33 @@ class InferenceParams:
     # Seconds per decode step of a 32-layer model, by software stack.
     step_overhead_s: dict[str, float]
     vision_shares: dict[str, Shares]
-    default_stack: dict[str, str] = field(default_factory=dict)
 
 
 def arch_factor(params: InferenceParams, group: str, gpu: GpuSpec) -> float:
     return math.exp(params.arch_log.get(group, {}).get(gpu.architecture, 0.0))
 
 
-def _layers_hidden(workload: LlmWorkload) -> tuple[int, int]:
-    return estimate_shape(workload.active_b)
+@dataclass(frozen=True, slots=True)
+class _Achieved:
+    """What one GPU achieves on one LLM: bytes/s, FLOP/s, and the per-step overhead (s)."""
+
+    bandwidth: float
+    matmul: float
+    overhead: float
+    weight_bytes: float
+
+
+def _achieved(
+    gpu: GpuSpec, workload: LlmWorkload, params: InferenceParams, stack: str
+) -> _Achieved:
+    eff = arch_factor(params, LLM_GROUP, gpu)
+    layers, _ = estimate_shape(workload.active_b)
+    return _Achieved(
+        bandwidth=gpu.memory_bandwidth_gbs * 1e9 * BANDWIDTH_EFFICIENCY * eff,
+        matmul=compute_rate(gpu, workload.weights) * 1e12 * params.matmul_efficiency * eff,
+        overhead=params.step_overhead_s[stack] * layers / REFERENCE_LAYERS,
+        weight_bytes=workload.active_b * 1e9 * workload.bits / 8.0,
+    )
 
 
 def kv_bytes_per_sequence(workload: LlmWorkload) -> float:
@@ -100,16 +119,11 @@ def decode_step_s(
     tp: int = 1,
     link: str = "nvswitch",
 ) -> float:
-    eff = arch_factor(params, LLM_GROUP, gpu)
-    bandwidth = gpu.memory_bandwidth_gbs * 1e9 * BANDWIDTH_EFFICIENCY * eff
-    matmul = compute_rate(gpu, workload.weights) * 1e12 * params.matmul_efficiency * eff
-    weight_bytes = workload.active_b * 1e9 * workload.bits / 8.0
+    a = _achieved(gpu, workload, params, stack)
     kv = kv_bytes_per_sequence(workload) * workload.batch
     flops = 2.0 * workload.active_b * 1e9 * workload.batch
-    layers, _ = _layers_hidden(workload)
-    overhead = params.step_overhead_s[stack] * layers / REFERENCE_LAYERS
-    comm = allreduce_s(workload, tp, link)
-    return (weight_bytes + kv) / (tp * bandwidth) + flops / (tp * matmul) + overhead + comm
+    memory = (a.weight_bytes + kv) / (tp * a.bandwidth)
+    return memory + flops / (tp * a.matmul) + a.overhead + allreduce_s(workload, tp, link)
 
 
 def allreduce_s(workload: LlmWorkload, tp: int, link: str) -> float:
@@ -138,15 +152,11 @@ def decode_tokens_per_s(
 def prefill_tokens_per_s(
     gpu: GpuSpec, workload: LlmWorkload, params: InferenceParams, stack: str, tp: int = 1
 ) -> float:
-    eff = arch_factor(params, LLM_GROUP, gpu)
-    matmul = compute_rate(gpu, workload.weights) * 1e12 * params.matmul_efficiency * eff
-    bandwidth = gpu.memory_bandwidth_gbs * 1e9 * BANDWIDTH_EFFICIENCY * eff
+    a = _achieved(gpu, workload, params, stack)
     tokens = workload.prompt_tokens
     flops = 2.0 * workload.active_b * 1e9 * tokens
-    weight_bytes = workload.active_b * 1e9 * workload.bits / 8.0
-    layers, _ = _layers_hidden(workload)
-    overhead = params.step_overhead_s[stack] * layers / REFERENCE_LAYERS
-    return tokens / (flops / (tp * matmul) + weight_bytes / (tp * bandwidth) + overhead) / tp
+    step = flops / (tp * a.matmul) + a.weight_bytes / (tp * a.bandwidth) + a.overhead
+    return tokens / step / tp
 
 
 def vision_precision_rate(gpu: GpuSpec, workload_class: str) -> float:
@@ -174,21 +184,30 @@ def vision_throughput(
     return ratio / tau
 
 
-def tensor_parallel_size(
-    gpu: GpuSpec, need_gb: float, available: int, per_node: int = 8
-) -> int | None:
-    """Fewest GPUs (1, 2, 4, 8: tensor parallelism splits heads evenly) whose memory
-    holds `need_gb`, within one node and `available`; None if no such split exists."""
-    for tp in (1, 2, 4, 8):
+# Tensor parallelism splits attention heads evenly: groups of 1, 2, 4 or 8 GPUs.
+TP_SIZES = (1, 2, 4, 8)
+# Share of a card's memory usable for weights and KV cache (runtime, allocator).
+MEMORY_USABLE = 0.92
+
+
+def smallest_split(holds: Callable[[int], bool], available: int, per_node: int = 8) -> int | None:
+    """Fewest GPUs of TP_SIZES, within one node and `available`, for which `holds(tp)`;
+    None if no such split exists."""
+    for tp in TP_SIZES:
         if tp > min(available, per_node):
             break
-        if need_gb <= gpu.memory_gb * tp * MEMORY_USABLE:
+        if holds(tp):
             return tp
     return None
 
 
-# Share of a card's memory usable for weights and KV cache (runtime, allocator).
-MEMORY_USABLE = 0.92
+def tensor_parallel_size(
+    gpu: GpuSpec, need_gb: float, available: int, per_node: int = 8
+) -> int | None:
+    """Fewest GPUs whose usable memory holds `need_gb` (see `smallest_split`)."""
+    return smallest_split(
+        lambda tp: need_gb <= gpu.memory_gb * tp * MEMORY_USABLE, available, per_node
+    )
 
 
 def llm_need_gb(workload: LlmWorkload) -> float:

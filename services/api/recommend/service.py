@@ -141,11 +141,14 @@ def recommend(
     now = datetime.now(UTC)
     # A rental price that aged past the stale age since the last recompute is history.
     history_before = now - timedelta(days=settings.price_stale_days)
-    candidates = [r for r in rows if _eligible(r, query, history_before)]
+    eligible = [r for r in rows if _eligible(r, query, history_before)]
+    # One model call per GPU and request; GPUs that cannot run the query drop out.
+    speeds = {r.spec.id: _speed(r, query) for r in eligible}
+    candidates = [(r, speed) for r in eligible if (speed := speeds[r.spec.id]) is not None]
     # Rank on the cheap numbers first; only the returned rows get caveats and text.
-    ranked = sorted(candidates, key=lambda r: _sort_key(r, query, settings))[: query.limit]
-    quotes = _best_quotes(session, ranked, query, settings, now)
-    results = [_result(r, query, settings, now, quotes.get(r.spec.id)) for r in ranked]
+    ranked = sorted(candidates, key=lambda c: _sort_key(c[0], c[1], query, settings))[: query.limit]
+    quotes = _best_quotes(session, [r for r, _ in ranked], query, settings, now)
+    results = [_result(r, sp, query, settings, now, quotes.get(r.spec.id)) for r, sp in ranked]
     for rank, result in enumerate(results, start=1):
         result.rank = rank
     return RecommendResponse(
@@ -179,23 +182,36 @@ def request_llm(query: RecommendQuery) -> LlmWorkload | None:
     )
 
 
-def _speed(row: Ranked, query: RecommendQuery) -> tuple[float, float] | None:
-    """(single-GPU performance, speed-up of `count`) for this query; None if the GPU
-    cannot run the query's weight format. Without an LLM the stored score is used."""
+@dataclass(frozen=True, slots=True)
+class Speed:
+    """One GPU's speed for this query: single-GPU performance, speed-up of `count`, and
+    the model's explanation of it."""
+
+    single: float
+    speedup: float
+    basis: str
+
+
+def _speed(row: Ranked, query: RecommendQuery) -> Speed | None:
+    """None if the GPU cannot run the query's weight format. Without an LLM the stored
+    score (the task's default workload) is used."""
     llm = request_llm(query)
     result = get_model().predict_task(row.spec, query.task, query.precision, llm, query.count)
     if result is None:
         return None
-    single = row.score.relative_performance if llm is None else result.single.relative_throughput
-    return single, result.multi_gpu_speedup
+    if llm is None:
+        return Speed(
+            row.score.relative_performance, result.multi_gpu_speedup, row.score.explanation
+        )
+    single = result.single
+    return Speed(single.relative_throughput, result.multi_gpu_speedup, single.explanation)
 
 
 def _build(
-    row: Ranked, query: RecommendQuery, settings: Settings
+    row: Ranked, speed: Speed, query: RecommendQuery, settings: Settings
 ) -> tuple[float, SystemCost, Decimal]:
     """(build performance, system cost, total cost) of `count` of this GPU; for rentals the
     total is dollars per hour of the whole build."""
-    single, speedup = _speed(row, query) or (0.0, 1.0)
     if _is_rental(row):
         system = SystemCost(
             Decimal(0), math.ceil(query.count / 8), "cloud", "included in the hourly price"
@@ -203,19 +219,19 @@ def _build(
     else:
         system = system_cost(row.spec, query.count, settings)
     total = row.score.price_usd * query.count + system.usd
-    return single * speedup, system, total
+    return speed.single * speed.speedup, system, total
 
 
-def _sort_key(row: Ranked, query: RecommendQuery, settings: Settings) -> tuple[float, str]:
-    performance, _, total = _build(row, query, settings)
+def _sort_key(
+    row: Ranked, speed: Speed, query: RecommendQuery, settings: Settings
+) -> tuple[float, str]:
+    performance, _, total = _build(row, speed, query, settings)
     value = performance / float(total) if query.sort == "perf_per_dollar" else performance
     return -value, row.spec.id
 
 
 def _eligible(row: Ranked, query: RecommendQuery, history_before: datetime) -> bool:
     if row.spec.memory_gb < query.memory_gb:
-        return False
-    if request_llm(query) is not None and _speed(row, query) is None:
         return False
     if _is_rental(row) and row.score.price_observed_at < history_before:
         return False
@@ -264,14 +280,16 @@ def _price_out(row: Ranked, query: RecommendQuery, settings: Settings, now: date
 
 def _result(
     row: Ranked,
+    speed: Speed,
     query: RecommendQuery,
     settings: Settings,
     now: datetime,
     quote: QuoteOut | None,
 ) -> RecommendResult:
     spec, score = row.spec, row.score
-    performance, system, total = _build(row, query, settings)
-    single, speedup = _speed(row, query) or (score.relative_performance, 1.0)
+    performance, system, total = _build(row, speed, query, settings)
+    # The stored interval, moved to this query's speed (same relative width).
+    scale = speed.single / score.relative_performance * speed.speedup
     per_dollar = performance / float(total)
     price = _price_out(row, query, settings, now)
     return RecommendResult(
@@ -286,12 +304,12 @@ def _result(
         relative_performance=round(performance, 4),
         performance=PerformanceOut(
             interval=(
-                round(score.interval_low * single / score.relative_performance * speedup, 4),
-                round(score.interval_high * single / score.relative_performance * speedup, 4),
+                round(score.interval_low * scale, 4),
+                round(score.interval_high * scale, 4),
             ),
             basis=score.basis,
             reference_gpu=get_model().reference_gpu,
-            multi_gpu_speedup=round(speedup, 3),
+            multi_gpu_speedup=round(speed.speedup, 3),
         ),
         price=price,
         count=query.count,
@@ -308,7 +326,7 @@ def _result(
             stale_days=settings.price_stale_days,
             rental=_is_rental(row),
         ),
-        explanation=_explain(spec, score, query, single, speedup, total, price),
+        explanation=_explain(spec, score, query, speed, total, price),
         best_quote=quote,
     )
 
@@ -317,28 +335,22 @@ def _explain(
     spec: GpuSpec,
     score: Score,
     query: RecommendQuery,
-    single: float,
-    speedup: float,
+    speed: Speed,
     total: Decimal,
     price: PriceOut,
 ) -> str:
     build = f"{query.count}x " if query.count > 1 else ""
-    scaling = f", x{speedup:.2f} for {query.count} GPUs" if query.count > 1 else ""
-    llm = request_llm(query)
-    basis = score.explanation
-    if llm is not None:
-        result = get_model().predict_task(spec, query.task, query.precision, llm, query.count)
-        basis = result.single.explanation if result else basis
-    speed = (
-        f"{build}{spec.name}: {single:.2f}x the reference on "
-        f"{query.task} at {query.precision}{scaling} ({basis}); "
+    scaling = f", x{speed.speedup:.2f} for {query.count} GPUs" if query.count > 1 else ""
+    said = (
+        f"{build}{spec.name}: {speed.single:.2f}x the reference on "
+        f"{query.task} at {query.precision}{scaling} ({speed.basis}); "
     )
     dated = f"{price.measure_description}, {score.price_observed_at.date().isoformat()}"
     if price.unit == "usd_per_gpu_hour":
         return (
-            f"{speed}${score.price_usd:,.3f} per GPU-hour {query.pricing} ({dated}) "
+            f"{said}${score.price_usd:,.3f} per GPU-hour {query.pricing} ({dated}) "
             f"= ${total:,.2f}/h for the build"
         )
     return (
-        f"{speed}${score.price_usd:,.0f} {score.price_condition} ({dated}) + system = ${total:,.0f}"
+        f"{said}${score.price_usd:,.0f} {score.price_condition} ({dated}) + system = ${total:,.0f}"
     )
