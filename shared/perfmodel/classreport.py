@@ -120,12 +120,17 @@ def _intervals(scored: Sequence[val.Scored]) -> tuple[dict[str, float], dict[str
     for klass, items in by_class.items():
         errors = [s.model_log_error for s in items]
         half_width[klass] = _q(errors, INTERVAL_QUANTILE) / math.sqrt(2)
-        inside = []
-        for s in items:
-            others = [o.model_log_error for o in items if o.pair.table_key != s.pair.table_key]
+        # Each table's pairs against the width the other tables' errors give (once per table).
+        widths = {}
+        for table in {s.pair.table_key for s in items}:
+            others = [o.model_log_error for o in items if o.pair.table_key != table]
             if others:
-                width = _q(others, INTERVAL_QUANTILE)
-                inside.append(s.model_log_error <= width)
+                widths[table] = _q(others, INTERVAL_QUANTILE)
+        inside = [
+            s.model_log_error <= widths[s.pair.table_key]
+            for s in items
+            if s.pair.table_key in widths
+        ]
         coverage[klass] = sum(inside) / len(inside) if inside else float("nan")
     return half_width, coverage
 
