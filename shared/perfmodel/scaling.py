@@ -4,6 +4,9 @@ Model: speedup(N) = N * eta ** log2(N), one efficiency-per-doubling eta per inte
 class and task family, fitted (least squares through the origin on log efficiency) on
 Lambda v1's 2/4/8-GPU rows. Lambda grows the global batch with N (weak scaling), so
 these are data-parallel numbers. eta <= 1 keeps N GPUs never faster than N times one.
+Since calibrated-2026.12.1 the product's build speed-ups use the efficiencies fitted on
+MLPerf (`classfit.py`, `ClassModel.cluster_speedup`); this Lambda fit stays in the
+calibrated parameters as a record and a check. Interconnect classes are defined here.
 """
 
 from __future__ import annotations
@@ -91,25 +94,9 @@ def balanced_nodes(total: int, per_node: int) -> list[int]:
     return [base + 1] * extra + [base] * (nodes - extra)
 
 
-def cluster_speedup(
-    scaling: dict[str, Any], gpu: GpuSpec, family: str, node_counts: list[int], network: str
-) -> float:
-    """Speed-up over one GPU of nodes holding `node_counts` GPUs each: every node's own
-    speed-up, added up, times the network's efficiency for that many nodes."""
-    inside = sum(speedup(scaling, gpu, family, n) for n in node_counts)
-    if len(node_counts) == 1:
-        return inside
-    return float(inside * NETWORK_EFFICIENCY[network] ** math.log2(len(node_counts)))
-
-
 def multi_node_speedup(single_node: float, nodes: int, network: str) -> float:
     """Speed-up over one GPU for `nodes` machines of `single_node` speed-up each."""
     if nodes < 1:
         raise ValueError("nodes must be at least 1")
     eta = NETWORK_EFFICIENCY[network]
     return float(single_node * nodes * eta ** math.log2(nodes))
-
-
-def extrapolated(scaling: dict[str, Any], gpu: GpuSpec, count: int) -> bool:
-    max_n: dict[str, int] = scaling["max_measured_n"]
-    return count > max_n.get(interconnect_class(gpu), 1)
