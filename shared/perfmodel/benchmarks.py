@@ -13,7 +13,8 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections import Counter
+import statistics
+from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from importlib import resources
@@ -90,6 +91,10 @@ SKIP_SAME_RUN = "same run as the -99 accuracy entry"
 SKIP_REFERENCE_CODE = "MLCommons reference implementation (written for correctness, not speed)"
 SKIP_MIXED_TEST = "mixed test (prompt + generation) or CPU offload"
 SKIP_NO_VALUE = "no value or no accelerator count"
+SKIP_OTHER_UNIT = "converged amount logged in another unit (100x off the benchmark's typical)"
+WORK_UNIT_FACTOR = 100.0
+# MLPerf Training frameworks written independently of the GPU vendors' libraries.
+INDEPENDENT_FRAMEWORKS = ("tinygrad",)
 
 # Every accelerator name in the bundled files, mapped explicitly to a catalog id.
 # Names are first normalised by `_normalise_name` (cloud/load-mode tags removed).
@@ -317,7 +322,9 @@ def load_mlperf_training(catalog: Catalog) -> LoadResult:
     factor in the score is a convergence penalty, not throughput.
     """
     result = LoadResult()
-    for row in read_rows("mlperf-training", "mlperf_training_closed_available.csv"):
+    rows = read_rows("mlperf-training", "mlperf_training_closed_available.csv")
+    typical_work = _typical_work(rows)
+    for row in rows:
         result.rows_read[MLPERF_TRAINING] += 1
         name, benchmark = row["accelerator_model_name"], row["benchmark"]
         if row["duplicate_of"].strip():
@@ -341,10 +348,18 @@ def load_mlperf_training(catalog: Catalog) -> LoadResult:
         if count is None or not work or not minutes or float(minutes) <= 0:
             result.skip(MLPERF_TRAINING, SKIP_NO_VALUE, f"{row['system']} {benchmark}")
             continue
+        if _other_unit(float(work), typical_work[(row["round"], benchmark)]):
+            result.skip(MLPERF_TRAINING, SKIP_OTHER_UNIT, f"{row['system']} {benchmark}: {work}")
+            continue
+        table_id = f"mlperf-training {row['round']} {row['division']} {benchmark}"
+        if row["framework"].strip().lower().startswith(INDEPENDENT_FRAMEWORKS):
+            # Its own table: a framework written apart from the vendors' libraries is
+            # 20-40x slower on the same GPU, a software gap no GPU ratio should absorb.
+            table_id += f" ({row['framework'].split(',')[0].strip()})"
         result.measurements.append(
             Measurement(
                 dataset=MLPERF_TRAINING,
-                table_id=f"mlperf-training {row['round']} {row['division']} {benchmark}",
+                table_id=table_id,
                 workload_class=TRAINING_BENCHMARK_CLASS[benchmark],
                 workload=benchmark,
                 gpu_id=gpu_id,
@@ -358,6 +373,25 @@ def load_mlperf_training(catalog: Catalog) -> LoadResult:
             )
         )
     return result
+
+
+def _typical_work(rows: list[dict[str, str]]) -> dict[tuple[str, str], float]:
+    """Median converged amount per round and benchmark (one convergence target each)."""
+    amounts: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for row in rows:
+        try:
+            amount = float(row["converged_at_olympic_mean"])
+        except ValueError:
+            continue
+        amounts[(row["round"], row["benchmark"])].append(amount)
+    return {key: statistics.median(values) for key, values in amounts.items()}
+
+
+def _other_unit(work: float, typical: float) -> bool:
+    """True when a converged amount is 100x off its benchmark's typical one: every
+    submission trains to the same target, so it was logged in another unit (epochs
+    instead of samples) and its rate is not comparable."""
+    return not typical / WORK_UNIT_FACTOR <= work <= typical * WORK_UNIT_FACTOR
 
 
 def _same_run_as_99(rows: list[dict[str, str]]) -> set[int]:

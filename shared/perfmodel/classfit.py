@@ -8,11 +8,12 @@ offset near 0 (Ampere, the reference) unless the data move it, and the multi-GPU
 efficiencies near Lambda's fit.
 
 Parameters, by model group:
-- training: log offset per architecture for GPUs Lambda did not measure (Lambda's own
-  measurements stay as measured), log efficiency per doubling of GPUs per interconnect
-  class, and per doubling of nodes (InfiniBand);
-- llm: log offset per architecture, achieved share of peak matrix rate, per-step
-  overhead per software stack;
+- training: log offset per architecture on top of the Lambda-calibrated value (Lambda's
+  measurements included), log efficiency per doubling of GPUs per interconnect class,
+  and per doubling of nodes (InfiniBand);
+- llm: log offset per architecture, plus one per software stack and architecture
+  (llama.cpp, vLLM and TensorRT-LLM kernels suit architectures differently), achieved
+  share of peak matrix rate, per-step overhead per software stack;
 - vision: roofline share logits per class, log offset per architecture.
 """
 
@@ -42,6 +43,8 @@ NOISE_SD = 0.15
 # Prior standard deviations (log units) of the ridge terms.
 ARCH_PRIOR_SD = 0.3
 ETA_PRIOR_SD = 0.1
+# A software stack's own offset per architecture, around the LLM group's: same prior.
+STACK_ARCH_SD = ARCH_PRIOR_SD
 REFERENCE_ARCH = "Ampere"
 # Dense GEMMs reach about half the datasheet peak in LLM inference; a decode step's
 # fixed cost (kernel launches, sampling, scheduling) is a few milliseconds.
@@ -74,9 +77,8 @@ class Row:
     # are tied together by the scaling terms).
     group: tuple[str, str, str, str, str | None]
     model_group: str
-    # Training: log of the Lambda-calibrated prediction, and whether Lambda measured it.
+    # Training: log of the Lambda-calibrated prediction.
     base_log: float = 0.0
-    lambda_measured: bool = False
     llm: bw.BenchmarkLlm | None = None
     tp: int = 1
 
@@ -143,7 +145,7 @@ def training_precision(workload_class: str, gpu: GpuSpec) -> str:
 
 def prepare(
     measurements: Sequence[bm.Measurement],
-    training_base: Callable[[GpuSpec, str, str], tuple[float, bool] | None],
+    training_base: Callable[[GpuSpec, str, str], float | None],
 ) -> list[Row]:
     """Rows of the measurements the class model can predict (others are left out)."""
     catalog = load_catalog()
@@ -164,7 +166,7 @@ def prepare(
             base = training_base(gpu, klass, training_precision(klass, gpu))
             if base is None:
                 continue
-            rows.append(Row(m, gpu, group_key, model_group, math.log(base[0]), base[1]))
+            rows.append(Row(m, gpu, group_key, model_group, math.log(base)))
         elif model_group == inf.LLM_GROUP:
             described = bw.describe(m, gpu)
             if described is None:
@@ -191,10 +193,10 @@ class Layout:
         groups = {r.model_group for r in rows}
         archs = defaultdict(set)
         for r in rows:
-            if r.model_group == inf.TRAINING_GROUP and r.lambda_measured:
-                continue
             if r.gpu.architecture != REFERENCE_ARCH:
                 archs[r.model_group].add(r.gpu.architecture)
+                if r.llm is not None:
+                    archs[inf.stack_group(r.llm.stack)].add(r.gpu.architecture)
         for group in sorted(archs):
             self.names += [f"arch:{group}:{a}" for a in sorted(archs[group])]
         if inf.TRAINING_GROUP in groups:
@@ -264,7 +266,8 @@ class Layout:
         out = []
         for name, i in self.index.items():
             if name.startswith("arch:"):
-                out.append(x[i] / ARCH_PRIOR_SD)
+                sd = STACK_ARCH_SD if "@" in name else ARCH_PRIOR_SD
+                out.append(x[i] / sd)
             elif name.startswith("eta:"):
                 out.append((x[i] - math.log(eta_start.get(name[4:], ETA_START))) / ETA_PRIOR_SD)
             elif name.startswith("share:"):
@@ -280,9 +283,8 @@ def predict_log(row: Row, params: FittedParams, ref: GpuSpec) -> float:
     """Log per-GPU throughput of a row, up to its group's constant."""
     gpu = row.gpu
     if row.model_group == inf.TRAINING_GROUP:
-        value = row.base_log
-        if not row.lambda_measured:
-            value += params.arch_log.get(inf.TRAINING_GROUP, {}).get(gpu.architecture, 0.0)
+        offset = params.arch_log.get(inf.TRAINING_GROUP, {}).get(gpu.architecture, 0.0)
+        value = row.base_log + offset
         eta = params.eta.get(interconnect_class(gpu), ETA_START)
         return value + math.log(per_gpu_scaling(eta, params.network_eta, row.m.gpus_per_system))
     p = params.inference()
@@ -314,7 +316,28 @@ def fit(
     eta_start: dict[str, float] | None = None,
     warm: FittedParams | None = None,
 ) -> FittedParams:
-    """Least squares on within-group log errors plus the ridge priors."""
+    """Least squares on within-group log errors plus the ridge priors, one model group
+    (training, llm, vision) at a time: they share no parameter, and apart each converges
+    on its own rather than on the joint problem's iteration budget."""
+    out = FittedParams()
+    for group in sorted({r.model_group for r in rows}):
+        part = _fit_group([r for r in rows if r.model_group == group], eta_start, warm)
+        out.arch_log.update(part.arch_log)
+        if group == inf.TRAINING_GROUP:
+            out.eta, out.network_eta = part.eta, part.network_eta
+        elif group == inf.LLM_GROUP:
+            out.matmul_efficiency = part.matmul_efficiency
+            out.step_overhead_s = part.step_overhead_s
+        else:
+            out.vision_shares = part.vision_shares
+    return out
+
+
+def _fit_group(
+    rows: Sequence[Row],
+    eta_start: dict[str, float] | None,
+    warm: FittedParams | None,
+) -> FittedParams:
     starts = eta_start or {}
     layout = Layout(rows)
     ref = load_catalog().by_id["rtx-3090"]

@@ -1,9 +1,9 @@
 """The product's performance model: one workload class per task, each with its physics.
 
-Training classes use the Lambda-calibrated roofline (`calibrated.py`; Lambda's own
-measurements stay as measured) times the architecture offset fitted on MLPerf Training
-for GPUs Lambda never ran. LLM and vision inference use `inference.py` with the
-parameters fitted on MLPerf Inference, llmperf and llama.cpp tables (`classfit.py`).
+Training classes use the Lambda-calibrated roofline (`calibrated.py`, Lambda's own
+measurements where it has them) times the architecture offset fitted on MLPerf Training.
+LLM and vision inference use `inference.py` with the parameters fitted on MLPerf
+Inference, llmperf and llama.cpp tables (`classfit.py`).
 Every answer names its class and basis; intervals are the 80 % intervals of the class's
 leave-one-table-out errors (`params/classes-<version>.json`).
 """
@@ -158,19 +158,22 @@ class ClassModel:
         base = self.training.predict(gpu, CLASS_FAMILY[klass], precision, workload=workload)
         if base is None:
             return None
-        value, interval = base.relative_throughput, base.interval
+        value, interval, basis = base.relative_throughput, base.interval, base.basis
         explanation = base.explanation
-        if base.basis != "measured":
-            offset = self.params.fitted.arch_log.get(inf.TRAINING_GROUP, {})
-            shift = offset.get(gpu.architecture, 0.0)
+        # Lambda's measurements too: MLPerf's many submitters are the wider evidence of
+        # an architecture's training speed (docs/model/classes.md, "looked at").
+        offset = self.params.fitted.arch_log.get(inf.TRAINING_GROUP, {})
+        shift = offset.get(gpu.architecture, 0.0)
+        if shift:
             value *= math.exp(shift)
             interval = self._interval(klass, value)
-            if shift:
-                explanation += f"; {gpu.architecture} offset x{math.exp(shift):.2f} (MLPerf fit)"
+            basis = "calibrated-model"
+            explanation += f"; {gpu.architecture} offset x{math.exp(shift):.2f} (MLPerf fit)"
         single = replace(
             base,
             relative_throughput=value,
             interval=interval,
+            basis=basis,
             model_version=self.version,
             explanation=f"{klass} ({CLASS_BASIS[klass]}): {explanation}",
         )

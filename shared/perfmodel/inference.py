@@ -79,8 +79,20 @@ class InferenceParams:
     vision_shares: dict[str, Shares]
 
 
-def arch_factor(params: InferenceParams, group: str, gpu: GpuSpec) -> float:
-    return math.exp(params.arch_log.get(group, {}).get(gpu.architecture, 0.0))
+def stack_group(stack: str) -> str:
+    """Key of a software stack's own architecture offsets (added to the LLM group's)."""
+    return f"{LLM_GROUP}@{stack}"
+
+
+def arch_factor(
+    params: InferenceParams, group: str, gpu: GpuSpec, stack: str | None = None
+) -> float:
+    """exp(architecture offset): the group's, plus the stack's own where it has one
+    (a stack's kernels suit some architectures better than others)."""
+    offset = params.arch_log.get(group, {}).get(gpu.architecture, 0.0)
+    if stack is not None:
+        offset += params.arch_log.get(stack_group(stack), {}).get(gpu.architecture, 0.0)
+    return math.exp(offset)
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +108,7 @@ class _Achieved:
 def _achieved(
     gpu: GpuSpec, workload: LlmWorkload, params: InferenceParams, stack: str
 ) -> _Achieved:
-    eff = arch_factor(params, LLM_GROUP, gpu)
+    eff = arch_factor(params, LLM_GROUP, gpu, stack)
     layers, _ = estimate_shape(workload.active_b)
     return _Achieved(
         bandwidth=gpu.memory_bandwidth_gbs * 1e9 * BANDWIDTH_EFFICIENCY * eff,

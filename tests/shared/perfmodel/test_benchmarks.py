@@ -76,6 +76,25 @@ def test_skips_are_counted_by_reason(loaded):
     assert not any("MaxQ" in m.system for m in loaded.measurements)
 
 
+def test_a_converged_amount_in_another_unit_is_skipped_not_kept(loaded):
+    # Baidu v2.1 BERT logged "1" (epochs) where every other BERT row logs ~2.5e6 samples:
+    # as a rate it would be 0.006 samples/min, a million times too slow.
+    skipped = [s for s in loaded.skipped if s.reason == bm.SKIP_OTHER_UNIT]
+    assert [s.detail for s in skipped] == ["8_node_64_A100_PaddlePaddle bert: 1"]
+    assert not _find(loaded, system="Baidu 8_node_64_A100_PaddlePaddle", workload="bert")
+    assert bm._other_unit(1.0, 2.5e6) and bm._other_unit(3e9, 2.5e6)
+    assert not bm._other_unit(2.0e6, 2.5e6)
+
+
+def test_tinygrad_submissions_are_tables_of_their_own(loaded):
+    tinygrad = _find(loaded, submitter="tinycorp")
+    assert {m.gpu_id for m in tinygrad} >= {"rtx-4090", "rx-7900-xtx", "mi300x"}
+    assert all(m.table_id.endswith("(tinygrad)") for m in tinygrad)
+    # The vendors' stacks stay together in the plain table.
+    plain = _find(loaded, table_id="mlperf-training v5.0 closed bert")
+    assert plain and not any(m.submitter == "tinycorp" for m in plain)
+
+
 def test_a_99_9_copy_of_a_99_run_is_dropped(loaded):
     # NVIDIA's 3d-unet -99.9 logs are byte-identical copies of the -99 ones.
     dgx = _find(loaded, system="NVIDIA DGX-H100_H100-SXM-80GBx8_TRT")

@@ -34,14 +34,18 @@ def test_reference_is_one_on_every_inference_class(classes, catalog):
 
 
 def test_llm_decode_ranks_by_bandwidth_not_by_training_speed(classes, catalog):
-    # RTX 4090 trains much faster than an RTX 3090 but has about the same bandwidth
-    # (1008 vs 936 GB/s): single-user decode is close to the bandwidth ratio.
-    gpu = catalog.by_id["rtx-4090"]
+    # RTX 4090 has 2.3x the RTX 3090's matrix rate but about the same bandwidth (1008 vs
+    # 936 GB/s). Single-user decode follows bandwidth, lifted by Ada's fitted llama.cpp
+    # offset (its large L2: geerlingguy measures 4090 / 3080 Ti = 1.31 at 1.10x the
+    # bandwidth), far below the compute ratio.
+    gpu, ref = catalog.by_id["rtx-4090"], catalog.by_id["rtx-3090"]
     decode = classes.predict_task(gpu, "llm-inference", "fp16")
     training = classes.predict_task(gpu, "nlp", "fp16")
     assert decode is not None and training is not None
-    assert decode.single.relative_throughput < training.single.relative_throughput
-    assert decode.single.relative_throughput == pytest.approx(1008 / 936, rel=0.1)
+    value = decode.single.relative_throughput
+    assert value < training.single.relative_throughput
+    assert 1008 / 936 * 0.95 < value < 1.5
+    assert value < 0.7 * gpu.fp16_tensor_tflops / ref.fp16_tensor_tflops
 
 
 def test_fp8_and_fp4_weights_only_where_the_hardware_has_them(classes, catalog):

@@ -12,14 +12,21 @@ runner = CliRunner()
 
 
 def test_predict_json():
-    result = runner.invoke(
-        app, ["predict", "--gpu", "rtx-4090", "--task", "cv", "--precision", "fp16", "--json"]
-    )
-    assert result.exit_code == 0, result.output
-    data = json.loads(result.output)
+    def predict(gpu: str) -> dict[str, object]:
+        args = ["predict", "--gpu", gpu, "--task", "cv", "--precision", "fp16", "--json"]
+        result = runner.invoke(app, args)
+        assert result.exit_code == 0, result.output
+        return dict(json.loads(result.output))
+
+    data = predict("rtx-3090")
     for key in ("relative_throughput", "reference_gpu", "interval", "basis", "model_version"):
         assert key in data
+    # Lambda measured both; Ampere is the MLPerf offsets' reference, so only the Hopper
+    # card's number moves off the measurement, and it says so.
     assert data["basis"] == "measured"
+    hopper = predict("h100-sxm5")
+    assert hopper["basis"] == "calibrated-model"
+    assert "Hopper offset" in str(hopper["explanation"])
 
 
 def test_predict_count_power_and_workload():
