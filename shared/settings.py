@@ -51,6 +51,8 @@ class Settings(BaseSettings):
     # API keys and webhooks.
     require_key_for_reads: bool = False
     rate_limit_per_minute: int = Field(default=120, ge=1)
+    # New quotes stored per minute per client IP without an API key (each one is a row).
+    anonymous_quote_rate_per_minute: int = Field(default=10, ge=1)
     # Hosts or CIDRs webhooks may target although private (e.g. "127.0.0.1,10.1.0.0/16").
     webhook_allowlist: str = ""
     webhook_timeout_s: float = Field(default=10.0, gt=0)
@@ -65,7 +67,7 @@ class Settings(BaseSettings):
     # "recompute-pause:5" (sleep mid-transaction) or "recompute-transient".
     fault_injection: str = ""
 
-    # System share of a build, per node (see shared/pricing/system_cost.py for the sources).
+    # System share of a build, per node (see shared/builds/bom.py for the sources).
     system_cost_1_2_gpu_usd: float = 700.0
     system_cost_4_gpu_usd: float = 2500.0
     system_cost_8_gpu_usd: float = 9000.0

@@ -79,3 +79,26 @@ def _check_read_key(request: Request, engine: Engine, settings: Settings) -> Api
         key = require_scope("read")(request, session, settings)
         session.commit()
         return key
+
+
+async def optional_api_key(
+    request: Request,
+    settings: SettingsDep,
+    read_key: Annotated[ApiKey | None, Depends(optional_read_key)],
+) -> ApiKey | None:
+    """The caller's API key when it presents one, None when it presents none.
+
+    For endpoints open to anonymous callers that still tell keyed callers apart. A key
+    that does not verify is a 401 (never silently anonymous); a valid one is counted
+    against its per-key limit once: `read_key` is the router's `optional_read_key`, which
+    FastAPI resolves once per request, so a key it already checked is not counted twice.
+    """
+    if read_key is not None:
+        return read_key
+    if _bearer(request) is None:
+        return None
+    engine: Engine = request.app.state.engine
+    return await run_in_threadpool(_check_read_key, request, engine, settings)
+
+
+OptionalKey = Annotated[ApiKey | None, Depends(optional_api_key)]

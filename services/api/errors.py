@@ -1,14 +1,27 @@
-"""Errors as clear JSON: the field at fault and the values it accepts."""
+"""Errors as clear JSON: the field at fault and the values it accepts.
+
+Every 4xx and 5xx answer has one envelope: a top-level `message` (a sentence for humans)
+and a `detail` (the list of field errors for a 422, else an object with what the raise
+site gave). Procurement tools read both keys, so keys may be added but never renamed.
+"""
 
 from __future__ import annotations
 
+import logging
+import secrets
+from http import HTTPStatus
 from typing import Any
 
 from fastapi import FastAPI, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exception_handlers import http_exception_handler as fastapi_http_handler
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from shared.errors import InputError
+
+log = logging.getLogger(__name__)
 
 
 class InvalidParameter(InputError):
@@ -41,6 +54,76 @@ async def input_error_handler(request: Request, exc: Exception) -> JSONResponse:
     )
 
 
+def _phrase(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return "Error"
+
+
+def _default_message(request: Request, exc: StarletteHTTPException) -> str:
+    """A sentence for raises that gave only the status phrase (Starlette's own 404/405)."""
+    method, path = request.method, request.url.path
+    if exc.status_code == 404 and "route" not in request.scope:
+        return f"no endpoint at {path}; see /docs for the API"
+    if exc.status_code == 405:
+        allowed = (exc.headers or {}).get("Allow", "")
+        return f"{method} is not allowed on {path}" + (f"; use {allowed}" if allowed else "")
+    return str(exc.detail)
+
+
+def _envelope(request: Request, exc: StarletteHTTPException) -> dict[str, Any]:
+    raw: Any = exc.detail
+    if isinstance(raw, str):
+        message = raw
+        if raw == _phrase(exc.status_code):
+            message = _default_message(request, exc)
+        detail: Any = {"message": raw}
+    elif isinstance(raw, dict):
+        detail = dict(raw)
+        message = str(raw.get("message") or _phrase(exc.status_code))
+    else:
+        detail = raw if isinstance(raw, list) else {"value": raw}
+        message = _phrase(exc.status_code)
+    retry_after = (exc.headers or {}).get("Retry-After")
+    if isinstance(detail, dict) and retry_after is not None and "retry_after" not in detail:
+        # Clients that only parse the body still learn when to come back.
+        detail["retry_after"] = int(retry_after) if retry_after.isdigit() else retry_after
+    return {"message": message, "detail": detail}
+
+
+async def http_error_handler(request: Request, exc: Exception) -> Response:
+    """HTTPException (ours and Starlette's 404/405) as the envelope, keeping its headers."""
+    assert isinstance(exc, StarletteHTTPException)
+    if exc.status_code < 400:
+        return await fastapi_http_handler(request, exc)  # 304 and friends have no body
+    return JSONResponse(
+        status_code=exc.status_code,
+        content=jsonable_encoder(_envelope(request, exc)),
+        headers=exc.headers,
+    )
+
+
+async def unhandled_error_handler(request: Request, exc: Exception) -> JSONResponse:
+    """A 500 that names an id to quote to operators, never the exception text."""
+    error_id = secrets.token_hex(6)
+    log.error(
+        "unhandled error %s on %s %s",
+        error_id,
+        request.method,
+        request.url.path,
+        exc_info=(type(exc), exc, exc.__traceback__),
+    )
+    return JSONResponse(
+        status_code=500, content={"message": "internal error", "detail": {"error_id": error_id}}
+    )
+
+
 def install(app: FastAPI) -> None:
     app.add_exception_handler(RequestValidationError, validation_handler)
     app.add_exception_handler(InputError, input_error_handler)
+    # Starlette's class: FastAPI's HTTPException subclasses it, and the router raises it
+    # for unknown routes (404) and wrong methods (405).
+    app.add_exception_handler(StarletteHTTPException, http_error_handler)
+    # Exception goes to the outermost middleware, so this also covers errors in middleware.
+    app.add_exception_handler(Exception, unhandled_error_handler)

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from shared.perfmodel.predict_api import InvalidInputError, predict_full
+from shared.builds.predict import InvalidInputError, predict_full
 
 app = typer.Typer(help="The calibrated performance model.", no_args_is_help=True)
 
@@ -85,13 +85,15 @@ def predict(
     gpu: Annotated[str, typer.Option("--gpu", help="Catalog id, e.g. rtx-4090.")],
     task: Annotated[str, typer.Option("--task", help="Any /recommend task, e.g. llm-inference.")],
     precision: Annotated[str, typer.Option(help="fp16|bf16|tf32|fp32|fp8|int8.")] = "fp16",
-    count: Annotated[int, typer.Option(help="GPUs in one machine.")] = 1,
+    count: Annotated[int, typer.Option(help="GPUs in the build.")] = 1,
     power_limit_w: Annotated[float | None, typer.Option(help="Cap per GPU, W.")] = None,
     workload: Annotated[str | None, typer.Option(help="e.g. resnet50, bert_large.")] = None,
     params_b: Annotated[float | None, typer.Option(help="llm-inference: billions.")] = None,
     batch: Annotated[int | None, typer.Option(help="llm-inference: sequences.")] = None,
     context: Annotated[int | None, typer.Option(help="llm-inference: tokens.")] = None,
     weights: Annotated[str | None, typer.Option(help="fp16|bf16|fp8|int8|int4|fp4.")] = None,
+    deployment: Annotated[str, typer.Option(help="auto|workstation|datacenter.")] = "auto",
+    network: Annotated[str, typer.Option(help="infiniband|ethernet.")] = "infiniband",
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Throughput relative to one reference GPU, and the workload class used."""
@@ -107,6 +109,8 @@ def predict(
             batch=batch,
             context=context,
             weights=weights,
+            deployment=deployment,
+            network=network,
         )
     except InvalidInputError as exc:
         typer.echo(f"error: {exc}", err=True)
@@ -121,6 +125,9 @@ def predict(
         f"{result['model_version']}"
     )
     typer.echo(f"  class: {result['workload_class']} ({result['class_basis']})")
+    if count > 1:
+        layout = result["layout"]
+        typer.echo(f"  layout: {layout['node_counts']} GPUs per machine ({layout['reason']})")
     for caveat in result["caveats"]:
         typer.echo(f"  note: {caveat}")
 

@@ -129,9 +129,13 @@ def list_quotes(
     standard: Annotated[bool, typer.Option(help="the standard builds")] = False,
     limit: Annotated[int, typer.Option()] = 20,
 ) -> None:
+    """Every stored quote, whoever made it (the API lists only standard and own quotes);
+    the last column is the owner: `standard`, `key:<id>` or `anonymous`."""
     with session_scope() as session:
         for quote in service.list_quotes(session, standard, limit, 0):
-            typer.echo(f"{quote.id}  {quote.standard_key or quote.kind}  ${quote.total_usd}")
+            label = quote.standard_key or quote.kind
+            owner = service.owner_label(quote)
+            typer.echo(f"{quote.id}  {label}  ${quote.total_usd}  {owner}")
 
 
 @app.command("recompute-standard")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
@@ -117,17 +118,18 @@ class ClassModel:
         llm: LlmWorkload | None = None,
         count: int = 1,
         workload: str | None = None,
+        nodes: Sequence[int] | None = None,
+        network: str = "infiniband",
     ) -> TaskPrediction | None:
+        """`count` GPUs in machines of `nodes` GPUs each joined by `network` (the product
+        passes the layout of shared/builds; without one, servers of 8)."""
+        layout = list(nodes) if nodes is not None else balanced_nodes(count, 8)
         klass = task_class(FAMILY_TASKS.get(task, task), llm)
         if klass in TRAINING_CLASSES:
-            return self._training(gpu, klass, precision, count, workload)
+            return self._training(gpu, klass, precision, layout, network, workload)
         if klass in LLM_CLASSES:
-            return self._llm(gpu, klass, llm or default_llm(precision), count)
+            return self._llm(gpu, klass, llm or default_llm(precision), layout)
         return self._vision(gpu, klass, precision, count)
-
-    def speedup(self, gpu: GpuSpec, count: int) -> float:
-        """Data-parallel speed-up of `count` GPUs (nodes of 8 over InfiniBand)."""
-        return self.cluster_speedup(gpu, balanced_nodes(count, 8), "infiniband")
 
     def cluster_speedup(self, gpu: GpuSpec, node_counts: list[int], network: str) -> float:
         """Speed-up over one GPU of nodes holding `node_counts` GPUs each: each node's
@@ -153,7 +155,13 @@ class ClassModel:
         return value * math.exp(-half), value * math.exp(half)
 
     def _training(
-        self, gpu: GpuSpec, klass: str, precision: str, count: int, workload: str | None
+        self,
+        gpu: GpuSpec,
+        klass: str,
+        precision: str,
+        nodes: list[int],
+        network: str,
+        workload: str | None,
     ) -> TaskPrediction | None:
         base = self.training.predict(gpu, CLASS_FAMILY[klass], precision, workload=workload)
         if base is None:
@@ -177,7 +185,7 @@ class ClassModel:
             model_version=self.version,
             explanation=f"{klass} ({CLASS_BASIS[klass]}): {explanation}",
         )
-        return TaskPrediction(single, klass, self.speedup(gpu, count))
+        return TaskPrediction(single, klass, self.cluster_speedup(gpu, nodes, network))
 
     def _vision(
         self, gpu: GpuSpec, klass: str, precision: str, count: int
@@ -199,7 +207,9 @@ class ClassModel:
         # Independent images or batches per GPU: MLPerf Inference scales ~linearly.
         return TaskPrediction(single, klass, count)
 
-    def _llm(self, gpu: GpuSpec, klass: str, llm: LlmWorkload, count: int) -> TaskPrediction | None:
+    def _llm(
+        self, gpu: GpuSpec, klass: str, llm: LlmWorkload, nodes: list[int]
+    ) -> TaskPrediction | None:
         if not runs_weights(gpu, llm.weights):
             return None
         params = self.params.fitted.inference()
@@ -212,7 +222,9 @@ class ClassModel:
             batch=llm.batch,
         )
         need = estimate.total_gb
-        tp, fitting = _split(gpu, estimate, count)
+        # Tensor parallelism stays inside one machine.
+        largest = max(nodes)
+        tp, fitting = _split(gpu, estimate, largest)
         link = interconnect_class(gpu)
         one = inf.decode_tokens_per_s(gpu, llm, params, stack)
         per_gpu = inf.decode_tokens_per_s(gpu, llm, params, stack, tp, link)
@@ -222,7 +234,7 @@ class ClassModel:
         if not fitting:
             caveats.append(
                 f"{llm.params_b:g}B at {llm.weights} needs ~{need:.0f} GB: does not fit on "
-                f"{count} x {gpu.memory_gb:g} GB"
+                f"{largest} x {gpu.memory_gb:g} GB in one machine"
             )
         if tp > 1:
             caveats.append(f"split over {tp} GPUs (tensor parallel over {link})")
@@ -236,8 +248,9 @@ class ClassModel:
             f"{gpu.memory_bandwidth_gbs:g} GB/s; reference {self.reference_gpu} at fp16",
             caveats,
         )
-        # `count // tp` replicas of a `tp`-GPU group, relative to one GPU alone.
-        factor = per_gpu * tp * (count // tp) / one
+        # Replicas of a `tp`-GPU group in each machine, relative to one GPU alone.
+        replicas = sum(n // tp for n in nodes)
+        factor = per_gpu * tp * replicas / one
         return TaskPrediction(single, klass, factor, tp, llm)
 
     def _modelled(

@@ -16,13 +16,18 @@ from decimal import Decimal
 
 from sqlmodel import Session
 
-from shared.quotes.build import ClusterRequest, LineItem, QuoteInputError, spec_of
+from shared.builds import constants as c
+from shared.builds.bom import LineItem
+from shared.builds.build import cloud_layout
+from shared.builds.speed import build_speedup
+from shared.perfmodel.registry import get_model
+from shared.quotes.build import ClusterRequest, QuoteInputError, spec_of
 from shared.quotes.models import Quote
 from shared.quotes.service import compute_cluster, store
 from shared.settings import Settings
 from shared.tco import defaults as d
 from shared.tco.cloud import PRICINGS, Currency, cheapest_offer
-from shared.tco.inputs import TcoInputError, build_speed
+from shared.tco.inputs import TcoInputError
 from shared.tco.model import money
 
 ACQUISITIONS = ("buy", "rent")
@@ -36,7 +41,7 @@ class Candidate:
     acquisition: str = "buy"
     label: str | None = None
     condition: str = "any"
-    deployment: str = "workstation"
+    deployment: str = c.AUTO
     pricing: str = "on-demand"
     allow_geforce: bool = False
     gpu_price_usd: Decimal | None = None
@@ -138,8 +143,13 @@ def _buy(session: Session, c: Candidate, req: CompareRequest, s: Settings) -> Ca
 
 
 def _rent(session: Session, c: Candidate, req: CompareRequest, s: Settings) -> CandidateResult:
-    spec_of("candidates.gpu", c.gpu)
-    speed = build_speed(spec_of("candidates.gpu", c.gpu), c.count, req.task, req.precision, 1.0)
+    spec = spec_of("candidates.gpu", c.gpu)
+    found = build_speedup(
+        get_model(), [spec], cloud_layout(spec, c.count), req.task, req.precision, "infiniband"
+    )
+    if found is None:
+        raise QuoteInputError("precision", f"{c.gpu} cannot run {req.precision}")
+    speed = found.single.relative_throughput * found.speedup
     price, source = c.cloud_usd_per_hour, "request"
     if price is None:
         offer = cheapest_offer(

@@ -2,6 +2,11 @@
 
 The quote body is kept as JSON (it is a document the API returns whole, never queried
 by field); the columns beside it are the ones lists and the recompute job filter on.
+
+Who a quote belongs to: a standard quote (the system's own, recomputed by the job) has a
+`standard_key` and no owner; a quote made with an API key has that key's id in
+`owner_key_id`; a quote made without a key has neither (anonymous: never listed, reachable
+only through its id).
 """
 
 from __future__ import annotations
@@ -12,19 +17,27 @@ from decimal import Decimal
 from sqlalchemy import Column, Index, Numeric
 from sqlmodel import Field, SQLModel
 
+from shared.alerts.models import ApiKey
 from shared.models import UTCDateTime
 
 
 class Quote(SQLModel, table=True):
-    """One cluster quote or compare result; standard quotes carry a `standard_key`."""
+    """One cluster quote or compare result; standard quotes carry a `standard_key`, keyed
+    quotes an `owner_key_id`, anonymous quotes neither."""
 
     __tablename__ = "quote"
-    __table_args__ = (Index("ix_quote_standard", "standard_key", unique=True),)
+    __table_args__ = (
+        Index("ix_quote_standard", "standard_key", unique=True),
+        # A key's own listing: its quotes, newest first.
+        Index("ix_quote_owner", "owner_key_id", "created_at"),
+    )
 
     id: str = Field(primary_key=True, max_length=32)
     kind: str = Field(max_length=16)  # cluster | compare
     # Set only for the documented standard builds; unique so a recompute updates in place.
     standard_key: str | None = Field(default=None, max_length=64)
+    # The API key that made the quote; None for standard and anonymous quotes.
+    owner_key_id: int | None = Field(default=None, foreign_key=f"{ApiKey.__tablename__}.id")
     # Comma-separated GPU ids the quote uses, so a price change finds the quotes to redo.
     gpu_ids: str = Field(max_length=512)
     request_json: str

@@ -9,11 +9,13 @@ import csv
 import io
 import json
 import uuid
+from collections.abc import Callable
 from dataclasses import asdict, is_dataclass
 from datetime import UTC, date, datetime, time
 from decimal import Decimal
 from typing import Any
 
+from sqlalchemy import ColumnElement
 from sqlmodel import Session, col, select
 
 from shared.perfmodel.params import MODEL_VERSION
@@ -102,12 +104,14 @@ def store(
     total: Decimal,
     prices_as_of: datetime | None,
     standard_key: str | None = None,
+    owner_key_id: int | None = None,
 ) -> Quote:
     now = datetime.now(UTC)
     quote = Quote(
         id=uuid.uuid4().hex,
         kind=kind,
         standard_key=standard_key,
+        owner_key_id=owner_key_id,
         gpu_ids=",".join(sorted(set(gpu_ids))),
         request_json=dumps(request),
         result_json=dumps(result),
@@ -129,25 +133,48 @@ def create_cluster_quote(
     standard_key: str | None = None,
     *,
     reuse_identical: bool = False,
+    owner_key_id: int | None = None,
+    before_store: Callable[[], None] | None = None,
 ) -> Quote:
-    """Compute and store a quote; `reuse_identical` returns a stored quote with the same
-    request and the same result instead (a page reloaded or crawled adds no rows)."""
+    """Compute and store a quote made by `owner_key_id` (None: anonymous).
+
+    `reuse_identical` returns a stored quote of the same owner with the same request and
+    the same result instead (a page reloaded or crawled adds no rows). `before_store` runs
+    only when a new row is about to be stored, so a limit on it counts rows, not calls.
+    """
     quote = compute_cluster(session, req, settings)
     if reuse_identical:
         same = session.exec(
             select(Quote).where(
                 Quote.kind == "cluster",
                 col(Quote.standard_key).is_(None),
+                # Never another owner's quote: a key's quotes are not anyone else's to find.
+                _owned_by(owner_key_id),
                 Quote.request_json == dumps(req),
                 Quote.result_json == dumps(quote),
             )
         ).first()
         if same is not None:
             return same
+    if before_store is not None:
+        before_store()
     ids = [p.gpu_id for p in quote.gpus]
     return store(
-        session, "cluster", req, quote, ids, quote.total_usd, prices_as_of(quote.gpus), standard_key
+        session,
+        "cluster",
+        req,
+        quote,
+        ids,
+        quote.total_usd,
+        prices_as_of(quote.gpus),
+        standard_key,
+        owner_key_id,
     )
+
+
+def _owned_by(owner_key_id: int | None) -> ColumnElement[bool]:
+    owner = col(Quote.owner_key_id)
+    return owner.is_(None) if owner_key_id is None else owner == owner_key_id
 
 
 def get_quote(session: Session, quote_id: str) -> Quote | None:
@@ -155,6 +182,7 @@ def get_quote(session: Session, quote_id: str) -> Quote | None:
 
 
 def list_quotes(session: Session, standard: bool, limit: int, offset: int) -> list[Quote]:
+    """Every quote, whoever made it: the operator's view (the CLI), never the API's."""
     query = select(Quote)
     if standard:
         query = query.where(col(Quote.standard_key).is_not(None)).order_by(col(Quote.standard_key))
@@ -163,6 +191,32 @@ def list_quotes(session: Session, standard: bool, limit: int, offset: int) -> li
             col(Quote.created_at).desc()
         )
     return list(session.exec(query.offset(offset).limit(limit)))
+
+
+def list_visible_quotes(
+    session: Session, standard: bool, key_id: int | None, limit: int, offset: int
+) -> list[Quote]:
+    """What a caller may list: the standard quotes, or the quotes its API key made (none
+    without a key). Anonymous quotes and other keys' quotes are never listed."""
+    if standard:
+        return list_quotes(session, True, limit, offset)
+    if key_id is None:
+        return []
+    query = (
+        select(Quote)
+        .where(col(Quote.standard_key).is_(None), col(Quote.owner_key_id) == key_id)
+        .order_by(col(Quote.created_at).desc(), col(Quote.id))
+    )
+    return list(session.exec(query.offset(offset).limit(limit)))
+
+
+def owner_label(quote: Quote) -> str:
+    """`standard`, `key:<id>` or `anonymous`: who a quote belongs to, for operators."""
+    if quote.standard_key is not None:
+        return "standard"
+    if quote.owner_key_id is not None:
+        return f"key:{quote.owner_key_id}"
+    return "anonymous"
 
 
 def document(quote: Quote) -> dict[str, Any]:

@@ -16,12 +16,12 @@ from typing import Any
 from sqlalchemy import Integer, cast, delete, func, insert
 from sqlmodel import Session, col, select
 
+from shared.builds.build import plan_build
 from shared.catalog.specs import GpuSpec, load_catalog
 from shared.models import CloudOffer, PriceObservation, Score, ScoreState
 from shared.perfmodel.base import PerformanceModel, Prediction
 from shared.perfmodel.registry import get_model
 from shared.pricing.market import MarketPrice, PricePolicy, cheapest, market_price
-from shared.pricing.system_cost import system_cost
 from shared.scoring.tasks import CLOUD_CONDITIONS, PRECISION_NAMES, SCORE_CONDITIONS, TASKS
 from shared.settings import Settings, get_settings
 from shared.sources_model import last_successes, stale_source_names
@@ -182,7 +182,8 @@ def _gpu_rows(
 ) -> list[dict[str, Any]]:
     if not any(prices.values()) and not any(rentals.values()):
         return []
-    base = system_cost(gpu, 1, settings).usd
+    # One GPU's build on the default layout: the same system share /recommend shows.
+    base = plan_build([gpu], 1, settings).system_usd
     rows = []
     for task in TASKS.values():
         for precision in PRECISION_NAMES:

@@ -12,15 +12,18 @@ from decimal import Decimal
 
 from sqlmodel import Session, select
 
+from shared.builds.build import Build, check_choices, cloud_layout, plan_build
+from shared.builds.constants import AUTO
+from shared.builds.layout import Layout, plan_layout
+from shared.builds.speed import build_speedup
 from shared.catalog.specs import GpuSpec, load_catalog
 from shared.errors import InputError
 from shared.models import PriceObservation
 from shared.perfmodel.power import power_limit
-from shared.perfmodel.registry import get_model, multi_gpu_speedup
+from shared.perfmodel.registry import get_model
 from shared.perfmodel.workloads import TASK_CLASS
 from shared.pricing.market import MarketPrice
 from shared.pricing.measures import describe
-from shared.pricing.system_cost import system_cost
 from shared.scoring.compute import SourceHealth, gpu_prices
 from shared.scoring.tasks import PRECISION_NAMES, TASKS
 from shared.settings import Settings
@@ -46,6 +49,8 @@ class TcoRequest:
     task: str = "cv"
     precision: str = "fp16"
     condition: str = "any"
+    deployment: str = AUTO
+    network: str = "infiniband"
     power_limit_w: float | None = None
     purchase_usd: Decimal | None = None
     gpu_watts: float | None = None
@@ -70,6 +75,8 @@ class TcoReport:
     assumptions: list[Sourced] = field(default_factory=list)
     cloud_offer: CloudPrice | None = None
     model_version: str = ""
+    # The machines the owned side was priced and timed on (shared/builds).
+    layout: Layout | None = None
 
 
 def _input(name: str, value: float | Decimal, unit: str) -> Sourced:
@@ -90,12 +97,14 @@ def price_basis(price: MarketPrice) -> d.Basis:
     return kind if kind in ("scraped", "snapshot", "msrp") else "input"  # type: ignore[return-value]
 
 
-def build_speed(gpu: GpuSpec, count: int, task: str, precision: str, factor: float) -> float:
-    """Throughput of `count` GPUs relative to one reference GPU (performance model)."""
-    prediction = get_model().predict(gpu, task, precision)
-    if prediction is None:
-        raise TcoInputError("precision", f"{gpu.id} cannot run {precision}")
-    return prediction.relative_throughput * multi_gpu_speedup(gpu, count, task) * factor
+def layout_speed(
+    gpu: GpuSpec, layout: Layout, req: TcoRequest, factor: float, field_name: str = "precision"
+) -> float:
+    """Throughput of the layout's GPUs relative to one reference GPU (the build model)."""
+    found = build_speedup(get_model(), [gpu], layout, req.task, req.precision, req.network)
+    if found is None:
+        raise TcoInputError(field_name, f"{gpu.id} cannot run {req.precision}")
+    return found.single.relative_throughput * found.speedup * factor
 
 
 def _gpu(field_name: str, gpu_id: str) -> GpuSpec:
@@ -134,15 +143,20 @@ def _power(req: TcoRequest, gpu: GpuSpec, out: list[Sourced]) -> tuple[float, fl
 
 
 def _purchase(
-    session: Session, req: TcoRequest, gpu: GpuSpec, settings: Settings, out: list[Sourced]
+    session: Session,
+    req: TcoRequest,
+    gpu: GpuSpec,
+    build: Build,
+    settings: Settings,
+    out: list[Sourced],
 ) -> tuple[Decimal, float]:
     """(purchase, share of it that is GPUs: what the resale estimate applies to)."""
     price = market_price_for(session, gpu.id, req.condition, settings)
-    system = system_cost(gpu, req.count, settings)
+    system_usd = build.system_usd
     gpu_share = 1.0
     if price is not None:
         gpus = price.usd * req.count
-        gpu_share = float(gpus / (gpus + system.usd))
+        gpu_share = float(gpus / (gpus + system_usd))
     if req.purchase_usd is not None:
         out.append(_input("purchase_usd", req.purchase_usd, "USD"))
         return req.purchase_usd, gpu_share
@@ -160,8 +174,8 @@ def _purchase(
             price.observed_at.date(),
         )
     )
-    out.append(Sourced("system_share", system.usd, "USD", "assumption", system.basis))
-    total = price.usd * req.count + system.usd
+    out.append(Sourced("system_share", system_usd, "USD", "assumption", build.system_basis()))
+    total = build.total_usd(price.usd * req.count)
     out.append(
         Sourced(
             "purchase_usd", total, "USD", "assumption", f"{req.count} x GPU price + system share"
@@ -282,8 +296,9 @@ def _pick(
     return default
 
 
-def _simple_inputs(req: TcoRequest, out: list[Sourced]) -> dict[str, float | Decimal]:
-    watts = d.system_watts_for(min(req.count, 8)) * max(1, math.ceil(req.count / 8))
+def _simple_inputs(req: TcoRequest, build: Build, out: list[Sourced]) -> dict[str, float | Decimal]:
+    lay = build.layout
+    watts = build.power.system_watts_per_node * lay.nodes
     spot = d.SPOT_INTERRUPTION_OVERHEAD if req.pricing == "spot" else 0.0
     spot_source = d.SPOT_OVERHEAD_SOURCE if req.pricing == "spot" else "on-demand: not interrupted"
     return {
@@ -293,7 +308,8 @@ def _simple_inputs(req: TcoRequest, out: list[Sourced]) -> dict[str, float | Dec
             watts,
             "W",
             "assumption",
-            d.SYSTEM_WATTS_SOURCES[d.system_watts_for(min(req.count, 8))],
+            f"{d.SYSTEM_WATTS_SOURCES[build.power.system_watts_per_node]}, x {lay.nodes} "
+            f"machine(s) ({lay.describe()})",
             out,
         ),
         "utilization": _pick(
@@ -341,18 +357,17 @@ def build_report(session: Session, req: TcoRequest, settings: Settings) -> TcoRe
     gpu = _gpu("gpu", req.gpu)
     out: list[Sourced] = []
     watts, factor = _power(req, gpu, out)
-    own_speed = build_speed(gpu, req.count, req.task, req.precision, factor)
-    own_single = build_speed(gpu, 1, req.task, req.precision, 1.0)
+    build = plan_build([gpu], req.count, settings, req.deployment, req.network)
+    own_speed = layout_speed(gpu, build.layout, req, factor)
+    own_single = layout_speed(gpu, plan_layout([gpu], 1, req.deployment), req, 1.0)
     if req.cloud_gpu is not None:
         cloud_gpu = _gpu("cloud_gpu", req.cloud_gpu)
     else:
         cloud_gpu = _closest_cloud_gpu(session, gpu, req, own_single, settings)
-    try:
-        cloud_speed = build_speed(cloud_gpu, req.count, req.task, req.precision, 1.0)
-    except TcoInputError as exc:
-        raise TcoInputError("cloud_gpu", f"{cloud_gpu.id} cannot run {req.precision}") from exc
-    simple = _simple_inputs(req, out)
-    purchase, share = _purchase(session, req, gpu, settings, out)
+    rented = cloud_layout(cloud_gpu, req.count)
+    cloud_speed = layout_speed(cloud_gpu, rented, req, 1.0, "cloud_gpu")
+    simple = _simple_inputs(req, build, out)
+    purchase, share = _purchase(session, req, gpu, build, settings, out)
     resale = _resale(session, req, gpu, float(simple["years"]), share, out)
     hourly, offer = _cloud(session, req, cloud_gpu, settings, out)
     out.extend(_speed_notes(gpu, cloud_gpu, req, own_speed, cloud_speed))
@@ -374,7 +389,15 @@ def build_report(session: Session, req: TcoRequest, settings: Settings) -> TcoRe
         cloud_gpu_watts=float(cloud_gpu.tdp_w),
     )
     return TcoReport(
-        gpu, cloud_gpu, req, inputs, compute_tco(inputs), out, offer, get_model().version
+        gpu,
+        cloud_gpu,
+        req,
+        inputs,
+        compute_tco(inputs),
+        out,
+        offer,
+        get_model().version,
+        build.layout,
     )
 
 
@@ -419,6 +442,7 @@ def validate_request(req: TcoRequest) -> None:
     for name, (value, valid) in choices.items():
         if value not in valid:
             raise TcoInputError(name, f"unknown value {value!r}", list(valid))
+    check_choices(req.deployment, req.network)
     _check("count", 1 <= req.count <= 512, "1-512")
     _check("utilization", req.utilization is None or 0 < req.utilization <= 1, "0 < x <= 1")
     _check("pue", req.pue is None or 1 <= req.pue <= 3, "1 <= x <= 3")

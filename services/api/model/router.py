@@ -7,8 +7,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 
 from services.api.errors import InvalidParameter
+from shared.builds.predict import InvalidInputError, predict_full
 from shared.catalog.aliases import resolve_alias
-from shared.perfmodel.predict_api import InvalidInputError, predict_full
 
 router = APIRouter(tags=["model"])
 
@@ -35,6 +35,12 @@ def model_predict(
     weights: Annotated[
         str | None, Query(description="llm-inference: fp16, bf16, fp8, int8, int4 or fp4")
     ] = None,
+    deployment: Annotated[
+        str, Query(description="machines for count GPUs: auto, workstation or datacenter")
+    ] = "auto",
+    network: Annotated[
+        str, Query(description="between machines: infiniband or ethernet")
+    ] = "infiniband",
 ) -> dict[str, Any]:
     """Throughput relative to the reference GPU, with interval, basis, workload class and
     model version."""
@@ -50,6 +56,8 @@ def model_predict(
             batch=batch,
             context=context,
             weights=weights,
+            deployment=deployment,
+            network=network,
         )
     except InvalidInputError as exc:
         valid = exc.valid if exc.field != "gpu" else None

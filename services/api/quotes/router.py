@@ -1,11 +1,17 @@
-"""Cluster quotes: create, compare, read, list the standard builds, export as CSV."""
+"""Cluster quotes: create, compare, read, list the standard builds, export as CSV.
+
+A quote belongs to the API key that made it, or to no one (anonymous). Lists show the
+standard quotes and the caller's own; an anonymous quote is reachable only by its id.
+Anonymous creation is limited per client IP (`anonymous_quote_rate_per_minute`).
+"""
 
 from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query, Response
+from fastapi import APIRouter, Path, Query, Request, Response
 
+from services.api.auth import OptionalKey
 from services.api.deps import SessionDep, SettingsDep, VaryOnAccept
 from services.api.quotes import service
 from services.api.quotes.schemas import ClusterIn, CompareIn, ExportFormat, QuoteList, QuoteOut
@@ -15,25 +21,38 @@ router = APIRouter(tags=["quotes"])
 
 
 @router.post("/quotes/cluster", response_model=QuoteOut, status_code=201)
-def post_cluster_quote(body: ClusterIn, session: SessionDep, settings: SettingsDep) -> QuoteOut:
-    """Bill of materials, power, cooling, network, throughput and warnings; stored."""
-    return service.create_cluster(session, body, settings)
+def post_cluster_quote(
+    body: ClusterIn, request: Request, key: OptionalKey, session: SessionDep, settings: SettingsDep
+) -> QuoteOut:
+    """Bill of materials, power, cooling, network, throughput and warnings; stored, owned
+    by the API key if one is given (else anonymous: rate-limited per client, unlisted)."""
+    made_by = service.maker(request, key, settings)
+    return service.create_cluster(session, body, settings, made_by)
 
 
 @router.post("/quotes/compare", response_model=QuoteOut, status_code=201)
-def post_compare(body: CompareIn, session: SessionDep, settings: SettingsDep) -> QuoteOut:
-    """Candidate builds (bought or rented) by total cost, throughput and cost per work."""
-    return service.create_comparison(session, body, settings)
+def post_compare(
+    body: CompareIn, request: Request, key: OptionalKey, session: SessionDep, settings: SettingsDep
+) -> QuoteOut:
+    """Candidate builds (bought or rented) by total cost, throughput and cost per work;
+    stored and owned like POST /quotes/cluster."""
+    return service.create_comparison(session, body, settings, service.maker(request, key, settings))
 
 
 @router.get("/quotes", response_model=QuoteList)
 def list_quotes(
     session: SessionDep,
-    standard: Annotated[bool, Query(description="true: the standard builds")] = False,
+    key: OptionalKey,
+    standard: Annotated[
+        bool,
+        Query(description="true: the standard builds; false: the quotes your API key made"),
+    ] = False,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
     offset: Annotated[int, Query(ge=0)] = 0,
 ) -> QuoteList:
-    return service.listing(session, standard, limit, offset)
+    """The standard builds, or your own quotes (none without an API key): never anonymous
+    quotes nor other keys' quotes."""
+    return service.listing(session, standard, limit, offset, key)
 
 
 @router.get("/quotes/{quote_id}", response_model=QuoteOut, dependencies=[VaryOnAccept])

@@ -1,14 +1,22 @@
-"""Quote endpoints: map bodies to the domain requests, compute, store, read."""
+"""Quote endpoints: map bodies to the domain requests, compute, store, read.
+
+Who makes a quote decides who may list it: see `Maker` and `listing`.
+"""
 
 from __future__ import annotations
 
+import ipaddress
+from collections.abc import Callable
+from dataclasses import dataclass
 from decimal import Decimal
 
-from fastapi import HTTPException
+from fastapi import HTTPException, Request
 from sqlmodel import Session
 
 from services.api.errors import InvalidParameter
 from services.api.quotes.schemas import ClusterIn, CompareIn, QuoteList, QuoteOut
+from services.api.ratelimit import RateLimiter
+from shared.alerts.models import ApiKey
 from shared.catalog.aliases import resolve_alias
 from shared.catalog.specs import load_catalog
 from shared.quotes import service as quotes
@@ -16,6 +24,55 @@ from shared.quotes.build import ClusterRequest
 from shared.quotes.compare import Candidate, CompareRequest, create_compare
 from shared.quotes.models import Quote
 from shared.settings import Settings
+
+ANONYMOUS_QUOTES = "anonymous-quotes"  # the rate limiter's namespace for anonymous creation
+
+
+@dataclass(frozen=True, slots=True)
+class Maker:
+    """Who is creating a quote: the owner to record, and the check to run before a new
+    row is stored (the anonymous limit; nothing extra for a key, whose limit already ran)."""
+
+    key_id: int | None
+    admit: Callable[[], None] | None = None
+
+
+def client_of(request: Request) -> str:
+    """The client's address as the limit counts it: the IP, or its /64 for IPv6, since one
+    IPv6 client commonly holds a whole /64. Behind a proxy this is the address uvicorn
+    took from X-Forwarded-For (only for --forwarded-allow-ips), never a raw header."""
+    host = request.client.host if request.client else ""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host or "unknown"
+    if address.version == 6:
+        return str(ipaddress.ip_network(f"{address}/64", strict=False))
+    return str(address)
+
+
+def admit_anonymous(request: Request, settings: Settings) -> None:
+    """Count one anonymous quote stored for this client; 429 past the anonymous limit."""
+    base: RateLimiter = request.app.state.rate_limiter
+    limiter = base.scoped(ANONYMOUS_QUOTES, settings.anonymous_quote_rate_per_minute)
+    wait = limiter.hit(client_of(request))
+    if wait is not None:
+        # Raised as the per-key limit raises it (services/api/auth.py): same body, headers.
+        raise HTTPException(
+            429,
+            detail={
+                "message": f"rate limit of {limiter.per_minute} new quotes per minute without"
+                " an API key (Authorization: Bearer <API key> lifts it)"
+            },
+            headers={"Retry-After": str(int(wait))},
+        )
+
+
+def maker(request: Request, key: ApiKey | None, settings: Settings) -> Maker:
+    """The key's quote, or an anonymous one that must pass the per-client limit."""
+    if key is not None:
+        return Maker(key.id)
+    return Maker(None, lambda: admit_anonymous(request, settings))
 
 
 def _gpu(field: str, text: str) -> str:
@@ -53,16 +110,36 @@ def out(quote: Quote) -> QuoteOut:
 
 
 def create_cluster(
-    session: Session, body: ClusterIn, settings: Settings, *, reuse_identical: bool = False
+    session: Session,
+    body: ClusterIn,
+    settings: Settings,
+    made_by: Maker,
+    *,
+    reuse_identical: bool = False,
 ) -> QuoteOut:
     request = cluster_request(body)
-    return out(
-        quotes.create_cluster_quote(session, request, settings, reuse_identical=reuse_identical)
+    quote = quotes.create_cluster_quote(
+        session,
+        request,
+        settings,
+        reuse_identical=reuse_identical,
+        owner_key_id=made_by.key_id,
+        before_store=made_by.admit,
     )
+    return out(quote)
 
 
-def create_comparison(session: Session, body: CompareIn, settings: Settings) -> QuoteOut:
-    return out(create_compare(session, compare_request(body), settings))
+def create_comparison(
+    session: Session, body: CompareIn, settings: Settings, made_by: Maker
+) -> QuoteOut:
+    quote = create_compare(session, compare_request(body), settings)
+    # create_compare computes and stores in one go: an anonymous client over its limit
+    # raises here and the request's transaction rolls the row back.
+    if made_by.admit is not None:
+        made_by.admit()
+    quote.owner_key_id = made_by.key_id
+    session.flush()
+    return out(quote)
 
 
 def find(session: Session, quote_id: str) -> Quote:
@@ -75,6 +152,10 @@ def find(session: Session, quote_id: str) -> Quote:
     return quote
 
 
-def listing(session: Session, standard: bool, limit: int, offset: int) -> QuoteList:
-    items = [out(q) for q in quotes.list_quotes(session, standard, limit, offset)]
-    return QuoteList(items=items, limit=limit, offset=offset)
+def listing(
+    session: Session, standard: bool, limit: int, offset: int, key: ApiKey | None = None
+) -> QuoteList:
+    """The standard quotes, or the quotes `key` made (none without one)."""
+    key_id = key.id if key is not None else None
+    found = quotes.list_visible_quotes(session, standard, key_id, limit, offset)
+    return QuoteList(items=[out(q) for q in found], limit=limit, offset=offset)

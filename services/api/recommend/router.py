@@ -6,6 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request, Response
 
+from services.api.builds.schemas import Deployment, Network
 from services.api.deps import SessionDep, SettingsDep
 from services.api.errors import InvalidParameter
 from services.api.recommend.llm import default_weights, llm_memory_estimate
@@ -56,6 +57,13 @@ def get_recommendation(
     datacenter: Annotated[
         bool, Query(description="exclude cards whose licence bars datacenter use")
     ] = False,
+    deployment: Annotated[
+        Deployment,
+        Query(description="machines to price a build of count GPUs in; auto: see the layout"),
+    ] = "auto",
+    network: Annotated[
+        Network, Query(description="between machines, when a build needs several")
+    ] = "infiniband",
     limit: Annotated[int, Query(ge=1, le=100)] = 10,
     sort: Annotated[Sort, Query()] = "perf_per_dollar",
     params_b: Annotated[
@@ -98,6 +106,8 @@ def get_recommendation(
         budget_usd=budget_usd,
         count=count,
         datacenter=datacenter,
+        deployment=deployment,
+        network=network,
         limit=limit,
         sort=sort,
     )

@@ -8,6 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from services.api.builds.schemas import Deployment, LayoutOut, Network
 from services.api.prices.schemas import QuoteOut
 
 Task = Literal[
@@ -77,6 +78,9 @@ class RecommendResult(BaseModel):
     count: int
     system_cost_usd: Decimal
     system_cost_basis: str
+    layout: LayoutOut | None = Field(
+        default=None, description="the machines this build was priced and timed on"
+    )
     total_cost_usd: Decimal
     perf_per_dollar: float
     perf_per_1000_usd: float
@@ -102,6 +106,8 @@ class RecommendQuery(BaseModel):
     datacenter: bool
     limit: int
     sort: Sort
+    deployment: Deployment = "auto"
+    network: Network = "infiniband"
 
 
 class RecommendResponse(BaseModel):

@@ -1,15 +1,15 @@
 """Ranking GPUs from the precomputed Score rows.
 
-Score rows hold one GPU's speed and price; the build arithmetic for `count` GPUs
-(multi-GPU speed-up, base system cost) is applied here because it is cheap and would
-multiply the stored rows by every possible count. Rentals (condition=cloud) rank the
-same way on the hourly price per GPU, with no system cost: performance per dollar-hour.
+Score rows hold one GPU's speed and price; the build for `count` GPUs (layout,
+system cost, speed-up: shared/builds, as quotes, TCO and /model/predict use it) is
+applied here because it is cheap and would multiply the stored rows by every count.
+Rentals (condition=cloud) rank the same way on the hourly price per GPU, with no system
+cost: performance per dollar-hour.
 Posted quotes are shown beside each result, never ranked.
 """
 
 from __future__ import annotations
 
-import math
 import threading
 import time
 from collections import OrderedDict
@@ -19,6 +19,7 @@ from decimal import Decimal
 
 from sqlmodel import Session, select
 
+from services.api.builds.schemas import LayoutOut
 from services.api.prices.schemas import QuoteOut
 from services.api.prices.service import quote_out
 from services.api.recommend.schemas import (
@@ -29,6 +30,9 @@ from services.api.recommend.schemas import (
     RecommendResponse,
     RecommendResult,
 )
+from shared.builds.build import Build, cloud_layout, plan_build
+from shared.builds.layout import Layout
+from shared.builds.speed import build_speedup
 from shared.catalog.specs import GpuSpec, load_catalog
 from shared.models import Score, ScoreState
 from shared.perfmodel.registry import get_model
@@ -36,7 +40,6 @@ from shared.perfmodel.workloads import LlmWorkload
 from shared.pricing.market import age_days
 from shared.pricing.measures import describe
 from shared.pricing.quotes import best_for, best_quotes, recent_quotes
-from shared.pricing.system_cost import SystemCost, system_cost
 from shared.scoring.caveats import build_caveats
 from shared.settings import Settings
 
@@ -143,7 +146,7 @@ def recommend(
     history_before = now - timedelta(days=settings.price_stale_days)
     eligible = [r for r in rows if _eligible(r, query, history_before)]
     # One model call per GPU and request; GPUs that cannot run the query drop out.
-    speeds = {r.spec.id: _speed(r, query) for r in eligible}
+    speeds = {r.spec.id: _speed(r, query, settings) for r in eligible}
     candidates = [(r, speed) for r in eligible if (speed := speeds[r.spec.id]) is not None]
     # Rank on the cheap numbers first; only the returned rows get caveats and text.
     ranked = sorted(candidates, key=lambda c: _sort_key(c[0], c[1], query, settings))[: query.limit]
@@ -184,48 +187,52 @@ def request_llm(query: RecommendQuery) -> LlmWorkload | None:
 
 @dataclass(frozen=True, slots=True)
 class Speed:
-    """One GPU's speed for this query: single-GPU performance, speed-up of `count`, and
-    the model's explanation of it."""
+    """One GPU's build for this query: single-GPU performance, the layout's speed-up, the
+    model's explanation, and the machines (system cost is None for rentals)."""
 
     single: float
     speedup: float
     basis: str
+    layout: Layout
+    build: Build | None
 
 
-def _speed(row: Ranked, query: RecommendQuery) -> Speed | None:
+def _speed(row: Ranked, query: RecommendQuery, settings: Settings) -> Speed | None:
     """None if the GPU cannot run the query's weight format. Without an LLM the stored
-    score (the task's default workload) is used."""
+    score (the task's default workload) is used. Bought builds are laid out by the one
+    build model; rented GPUs come in cloud servers of 8."""
+    if _is_rental(row):
+        build = None
+        layout = cloud_layout(row.spec, query.count)
+    else:
+        build = plan_build([row.spec], query.count, settings, query.deployment, query.network)
+        layout = build.layout
     llm = request_llm(query)
-    result = get_model().predict_task(row.spec, query.task, query.precision, llm, query.count)
-    if result is None:
+    found = build_speedup(
+        get_model(), [row.spec], layout, query.task, query.precision, query.network, llm
+    )
+    if found is None:
         return None
     if llm is None:
-        return Speed(
-            row.score.relative_performance, result.multi_gpu_speedup, row.score.explanation
-        )
-    single = result.single
-    return Speed(single.relative_throughput, result.multi_gpu_speedup, single.explanation)
+        single, basis = row.score.relative_performance, row.score.explanation
+    else:
+        single, basis = found.single.relative_throughput, found.single.explanation
+    return Speed(single, found.speedup, basis, layout, build)
 
 
-def _build(
-    row: Ranked, speed: Speed, query: RecommendQuery, settings: Settings
-) -> tuple[float, SystemCost, Decimal]:
+def _build(row: Ranked, speed: Speed, query: RecommendQuery) -> tuple[float, Decimal, Decimal]:
     """(build performance, system cost, total cost) of `count` of this GPU; for rentals the
     total is dollars per hour of the whole build."""
-    if _is_rental(row):
-        system = SystemCost(
-            Decimal(0), math.ceil(query.count / 8), "cloud", "included in the hourly price"
-        )
-    else:
-        system = system_cost(row.spec, query.count, settings)
-    total = row.score.price_usd * query.count + system.usd
-    return speed.single * speed.speedup, system, total
+    gpus = row.score.price_usd * query.count
+    if speed.build is None:
+        return speed.single * speed.speedup, Decimal(0), gpus
+    return speed.single * speed.speedup, speed.build.system_usd, speed.build.total_usd(gpus)
 
 
 def _sort_key(
     row: Ranked, speed: Speed, query: RecommendQuery, settings: Settings
 ) -> tuple[float, str]:
-    performance, _, total = _build(row, speed, query, settings)
+    performance, _, total = _build(row, speed, query)
     value = performance / float(total) if query.sort == "perf_per_dollar" else performance
     return -value, row.spec.id
 
@@ -287,7 +294,7 @@ def _result(
     quote: QuoteOut | None,
 ) -> RecommendResult:
     spec, score = row.spec, row.score
-    performance, system, total = _build(row, speed, query, settings)
+    performance, system, total = _build(row, speed, query)
     # The stored interval, moved to this query's speed (same relative width).
     scale = speed.single / score.relative_performance * speed.speedup
     per_dollar = performance / float(total)
@@ -313,8 +320,13 @@ def _result(
         ),
         price=price,
         count=query.count,
-        system_cost_usd=system.usd,
-        system_cost_basis=f"{system.nodes}x {system.node_kind} ({system.basis})",
+        system_cost_usd=system,
+        system_cost_basis=(
+            speed.build.system_basis()
+            if speed.build is not None
+            else f"{speed.layout.nodes}x cloud server: included in the hourly price"
+        ),
+        layout=LayoutOut.of(speed.layout),
         total_cost_usd=total.quantize(Decimal("0.0001") if _is_rental(row) else CENT),
         perf_per_dollar=per_dollar,
         perf_per_1000_usd=round(per_dollar * 1000, 4),

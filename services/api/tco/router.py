@@ -7,6 +7,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
+from services.api.builds.schemas import Deployment, Network
 from services.api.deps import SessionDep, SettingsDep, VaryOnAccept
 from services.api.errors import InvalidParameter
 from services.api.recommend.schemas import Condition, Precision, Task
@@ -39,6 +40,10 @@ def get_tco(
     task: Annotated[Task, Query(description="sets the speed comparison")] = "cv",
     precision: Annotated[Precision, Query()] = "fp16",
     condition: Annotated[Condition, Query(description="market price used")] = "any",
+    deployment: Annotated[
+        Deployment, Query(description="machines the owned build is priced in")
+    ] = "auto",
+    network: Annotated[Network, Query(description="between machines")] = "infiniband",
     power_limit_w: Annotated[float | None, Query(gt=0, le=2000)] = None,
     purchase_usd: Annotated[Decimal | None, Query(ge=0, le=100_000_000)] = None,
     gpu_watts: Annotated[float | None, Query(ge=0, le=5000)] = None,
@@ -62,6 +67,8 @@ def get_tco(
         task=task,
         precision=precision,
         condition=condition,
+        deployment=deployment,
+        network=network,
         power_limit_w=power_limit_w,
         purchase_usd=purchase_usd,
         gpu_watts=gpu_watts,

@@ -8,6 +8,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from services.api.builds.schemas import LayoutOut
+
 Pricing = Literal["on-demand", "spot"]
 
 
@@ -89,6 +91,9 @@ class TcoResponse(BaseModel):
     )
     own: OwnSide
     cloud: CloudSide
+    layout: LayoutOut | None = Field(
+        default=None, description="the machines the owned build was priced and timed on"
+    )
     monthly: list[MonthOut]
     work_hour: str
     method: str

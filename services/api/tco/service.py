@@ -6,6 +6,7 @@ from dataclasses import asdict
 
 from sqlmodel import Session
 
+from services.api.builds.schemas import LayoutOut
 from services.api.tco.schemas import (
     CloudOfferOut,
     CloudSide,
@@ -124,6 +125,7 @@ def _response(report: TcoReport) -> TcoResponse:
         prices_used=[SourcedOut.model_validate(asdict(a)) for a in _prices_used(report)],
         own=_own(report),
         cloud=_cloud(report),
+        layout=None if report.layout is None else LayoutOut.of(report.layout),
         monthly=[MonthOut.model_validate(asdict(p)) for p in r.monthly],
         work_hour=WORK_HOUR,
         method=METHOD + "; " + (model.__doc__ or "").split("\n\n", 1)[0],

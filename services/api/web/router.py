@@ -7,7 +7,7 @@ catalog, price and quote services), so a page never disagrees with the API it si
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Mapping
 from typing import Annotated, Any, ClassVar
 from urllib.parse import parse_qs, urlencode
 
@@ -22,6 +22,7 @@ from starlette.datastructures import Headers
 from starlette.routing import Match
 from starlette.types import Scope
 
+from services.api.auth import OptionalKey
 from services.api.charts.service import resolve_gpu
 from services.api.deps import SessionDep, SettingsDep
 from services.api.quotes import service as quotes_api
@@ -238,13 +239,16 @@ class QuotesPageRoute(HtmlPageRoute):
         return HTMLResponse(html, status_code=status)
 
 
-def quotes_page(request: Request, session: SessionDep, settings: SettingsDep) -> HTMLResponse:
+def quotes_page(
+    request: Request, key: OptionalKey, session: SessionDep, settings: SettingsDep
+) -> HTMLResponse:
     """The quote form, the quote it builds and the standard builds.
 
     A submitted form builds and stores a quote exactly as POST /quotes/cluster does, so the
     URL carries the query (shareable, works without JavaScript) and the stored id gives the
     CSV export and a permanent link. Being a GET, an identical request with an identical
-    result reuses the stored quote: reloads and crawlers add no rows.
+    result reuses the stored quote: reloads and crawlers add no rows. New rows count
+    against the same anonymous per-client limit as the API.
     """
     query = request.query_params
     quote = None
@@ -253,10 +257,27 @@ def quotes_page(request: Request, session: SessionDep, settings: SettingsDep) ->
             body = service.cluster_body(query)
         except ValidationError as exc:  # the same field names and messages as the JSON 422
             raise RequestValidationError(exc.errors()) from exc
-        created = quotes_api.create_cluster(session, body, settings, reuse_identical=True)
+        made_by = quotes_api.maker(request, key, settings)
+        try:
+            created = quotes_api.create_cluster(
+                session, body, settings, made_by, reuse_identical=True
+            )
+        except HTTPException as exc:
+            if exc.status_code != 429:
+                raise
+            return _quotes_limited(query, exc)
         quote = service.quote_view(created)
     context = service.quotes_context(query, quote, service.standard_quotes(session))
     return HTMLResponse(service.render("quotes.html", errors=[], **context))
+
+
+def _quotes_limited(query: Mapping[str, str], exc: HTTPException) -> HTMLResponse:
+    """The form as typed with the limit's message, and the API's 429 and Retry-After (the
+    page route's generic error page would drop the header)."""
+    message = exc.detail.get("message") if isinstance(exc.detail, dict) else str(exc.detail)
+    context = service.quotes_context(query, None, None)
+    html = service.render("quotes.html", errors=[FieldError("", str(message))], **context)
+    return HTMLResponse(html, status_code=429, headers=exc.headers)
 
 
 router.add_api_route(

@@ -25,8 +25,8 @@ from services.api.quotes.schemas import ClusterIn, QuoteOut
 from services.api.recommend.schemas import RecommendResponse
 from services.api.tco.schemas import TcoResponse
 from services.api.web import svg
+from shared.builds.predict import InvalidInputError, predict_full
 from shared.catalog.specs import GpuSpec, load_catalog
-from shared.perfmodel.predict_api import InvalidInputError, predict_full
 from shared.scoring.tasks import PRECISION_NAMES, TASKS
 from shared.settings import Settings
 

@@ -29,7 +29,7 @@ def test_detail_resolves_aliases(market_client):
 def test_unknown_gpu_is_404_with_a_hint(market_client):
     response = market_client.get("/gpus/rtx-9999")
     assert response.status_code == 404
-    assert "GET /gpus" in response.json()["detail"]["message"]
+    assert "GET /gpus" in response.json()["message"]
 
 
 def test_bad_filter_is_422(market_client):

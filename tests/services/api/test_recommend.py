@@ -72,11 +72,16 @@ def test_perf_per_dollar_arithmetic_includes_the_system_share(market_client):
     row4 = next(r for r in four["results"] if r["gpu"]["id"] == "rtx-3090")
     speedup = row4["performance"]["multi_gpu_speedup"]
     assert 1 < speedup < 4
-    assert Decimal(row4["total_cost_usd"]) == Decimal("4") * 800 + 2500
+    # One 4-GPU workstation ($2,500 base) whose 4 x 350 W need a second PSU ($300) and
+    # 3-slot cards that need risers (4 x $60): the quote's bill of materials.
+    assert Decimal(row4["system_cost_usd"]) == 2500 + 300 + 4 * 60
+    assert Decimal(row4["total_cost_usd"]) == Decimal("4") * 800 + 3040
+    assert row4["layout"]["node_counts"] == [4]
+    assert row4["layout"]["deployment"] == "workstation"
     assert row4["relative_performance"] == pytest.approx(
         row["relative_performance"] * speedup, rel=1e-3
     )
-    assert row4["perf_per_dollar"] == pytest.approx(row4["relative_performance"] / 5700, rel=1e-3)
+    assert row4["perf_per_dollar"] == pytest.approx(row4["relative_performance"] / 6240, rel=1e-3)
     assert any("3-slot" in c for c in row4["caveats"])
     assert any("peer-to-peer" in c for c in row4["caveats"])
 

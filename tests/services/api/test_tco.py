@@ -96,8 +96,10 @@ def test_defaults_come_from_market_prices_and_the_cheapest_current_offer(
 ) -> None:
     body = tco_client.get("/tco", params={"gpu": "rtx-3090", "count": 4}).json()
     names = {a["name"]: a for a in body["assumptions"]}
-    # $800 used x 4 + the $2,500 4-GPU system share.
-    assert Decimal(body["own"]["purchase_usd"]) == Decimal("5700.00")
+    # $800 used x 4 + the 4-GPU workstation's bill of materials, as a quote prices it:
+    # $2,500 base, a second PSU ($300) and risers for 3-slot cards (4 x $60).
+    assert Decimal(body["own"]["purchase_usd"]) == Decimal("6240.00")
+    assert body["layout"]["node_counts"] == [4]
     offer = body["cloud"]["offer"]
     assert (offer["provider"], offer["instance_type"]) == ("cheapcloud", "4x-3090")
     assert Decimal(offer["usd_per_gpu_hour"]) == Decimal("0.4")

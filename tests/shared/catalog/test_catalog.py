@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+from shared.builds.predict import predict_full
 from shared.catalog.aliases import resolve_alias
 from shared.catalog.specs import PRECISION_COLUMNS, read_catalog_rows
 from shared.matching.titles import match_title
 from shared.perfmodel.base import TASK_FAMILIES
-from shared.perfmodel.predict_api import predict_full
 
 VENDORS = {"NVIDIA", "AMD"}
 SEGMENTS = {"consumer", "workstation", "datacenter"}

@@ -84,8 +84,8 @@ def test_unverified_p2p_does_not_blow_up_the_interval(classes, catalog):
 
 
 def test_pcie_scales_worse_than_nvswitch(classes, catalog):
-    pcie = classes.speedup(catalog.by_id["rtx-4090"], 8) / 8
-    nvswitch = classes.speedup(catalog.by_id["h100-sxm5"], 8) / 8
+    pcie = classes.cluster_speedup(catalog.by_id["rtx-4090"], [8], "infiniband") / 8
+    nvswitch = classes.cluster_speedup(catalog.by_id["h100-sxm5"], [8], "infiniband") / 8
     assert pcie < nvswitch <= 1.0
 
 

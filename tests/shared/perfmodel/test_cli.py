@@ -6,7 +6,7 @@ import pytest
 from typer.testing import CliRunner
 
 from services.cli.model import app
-from shared.perfmodel.predict_api import InvalidInputError, predict_full
+from shared.builds.predict import InvalidInputError, predict_full
 
 runner = CliRunner()
 

@@ -7,12 +7,12 @@ from decimal import Decimal
 import pytest
 
 from shared.catalog.specs import load_catalog
+from shared.errors import InputError
 from shared.perfmodel.registry import get_model
 from shared.quotes.build import (
     ClusterQuote,
     ClusterRequest,
     GpuPick,
-    QuoteInputError,
     quote_cluster,
     resolve_count,
     validate,
@@ -90,9 +90,33 @@ def test_multi_node_infiniband_prices_ports_and_scales_better_than_ethernet() ->
 
 
 def test_workstations_hold_four_gpus_and_sxm_modules_take_servers() -> None:
-    assert quote(gpu="rtx-a6000", count=6).layout.nodes == 2
+    assert quote(gpu="rtx-a6000", count=6, deployment="workstation").layout.nodes == 2
     sxm = quote(gpu="h100-sxm5", count=4)
     assert sxm.layout.node_kind == "server-8"
+
+
+@pytest.mark.parametrize(
+    ("gpu", "count", "deployment", "node_counts"),
+    [
+        # GeForce cards stay in workstations (driver licence; <= 4 per machine).
+        ("rtx-3090", 6, "workstation", (3, 3)),
+        ("rtx-3090", 2, "workstation", (2,)),
+        # Other PCIe cards fill a workstation, then 8-GPU servers.
+        ("rtx-a6000", 4, "workstation", (4,)),
+        ("rtx-a6000", 6, "datacenter", (6,)),
+        ("rtx-a6000", 9, "datacenter", (5, 4)),
+        # Modules only come on server baseboards.
+        ("h100-sxm5", 2, "datacenter", (2,)),
+    ],
+)
+def test_auto_deployment_is_the_default_and_says_why(
+    gpu: str, count: int, deployment: str, node_counts: tuple[int, ...]
+) -> None:
+    q = quote(gpu=gpu, count=count)
+    assert q.request.deployment == "auto"
+    assert (q.layout.deployment, q.layout.node_counts) == (deployment, node_counts)
+    assert q.layout.reason != "requested"
+    assert q.notes[0].startswith(f"layout: {q.layout.describe()}")
 
 
 def test_mixed_gpu_types_warn_and_run_at_the_slowest_pace() -> None:
@@ -132,7 +156,7 @@ def test_count_from_targets() -> None:
 )
 def test_bad_input_names_the_field(overrides: dict[str, object], field: str) -> None:
     req = ClusterRequest(**{"gpu": "rtx-3090", "count": 4, **overrides})  # type: ignore[arg-type]
-    with pytest.raises(QuoteInputError) as error:
+    with pytest.raises(InputError) as error:
         validate(req)
     assert error.value.field == field
 

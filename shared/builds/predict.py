@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from shared.builds.constants import AUTO, DEPLOYMENTS, MODEL_NETWORK, NETWORKS
+from shared.builds.layout import plan_layout
 from shared.catalog.specs import load_catalog
 from shared.perfmodel.base import PRECISIONS
-from shared.perfmodel.classmodel import ClassModel
 from shared.perfmodel.lambda_data import WORKLOAD_ALIASES, WORKLOAD_FAMILY, canonical_workload
 from shared.perfmodel.power import power_limit
+from shared.perfmodel.registry import get_model
 from shared.perfmodel.scaling import interconnect_class
 from shared.perfmodel.workloads import (
     CLASS_BASIS,
@@ -36,6 +38,13 @@ class InvalidInputError(ValueError):
         self.valid = valid or []
         hint = f"; valid values: {', '.join(self.valid)}" if self.valid else ""
         super().__init__(f"invalid {field} {value!r}{hint}")
+
+
+def _choices(deployment: str, network: str) -> None:
+    if deployment not in DEPLOYMENTS:
+        raise InvalidInputError("deployment", deployment, list(DEPLOYMENTS))
+    if network not in NETWORKS:
+        raise InvalidInputError("network", network, list(NETWORKS))
 
 
 def valid_workloads() -> list[str]:
@@ -111,13 +120,27 @@ def predict_full(
     batch: int | None = None,
     context: int | None = None,
     weights: str | None = None,
+    deployment: str = AUTO,
+    network: str = "infiniband",
 ) -> dict[str, Any]:
-    """Throughput of `count` GPUs relative to one reference GPU, with its provenance."""
+    """Throughput of `count` GPUs relative to one reference GPU, with its provenance; the
+    GPUs sit in the layout the one build model gives them (as on /recommend and quotes)."""
     _validate(gpu_id, task, precision, count, workload)
+    _choices(deployment, network)
     llm = llm_workload(task, precision, params_b, batch, context, weights)
     gpu = load_catalog().by_id[gpu_id]
-    model = ClassModel()
-    result = model.predict_task(gpu, task, precision, llm, count, workload)
+    model = get_model()
+    layout = plan_layout([gpu], count, deployment)
+    result = model.predict_task(
+        gpu,
+        task,
+        precision,
+        llm,
+        count,
+        workload,
+        nodes=layout.node_counts,
+        network=MODEL_NETWORK[network],
+    )
     if result is None:
         if llm is not None and weights is not None:
             raise InvalidInputError("weights", weights, _supported_weights(gpu_id, llm))
@@ -159,6 +182,8 @@ def predict_full(
         "workload_class": klass,
         "class_basis": CLASS_BASIS[klass],
         "tensor_parallel": result.tensor_parallel,
+        "layout": layout.as_dict(),
+        "network": network if layout.nodes > 1 else None,
         "llm": None
         if llm is None
         else {
@@ -172,7 +197,7 @@ def predict_full(
 
 def _supported(gpu_id: str, task: str) -> list[str]:
     gpu = load_catalog().by_id[gpu_id]
-    model = ClassModel()
+    model = get_model()
     return [p for p in PRECISIONS if model.predict(gpu, task, p) is not None]
 
 
@@ -180,7 +205,7 @@ def _supported_weights(gpu_id: str, llm: LlmWorkload) -> list[str]:
     from dataclasses import replace
 
     gpu = load_catalog().by_id[gpu_id]
-    model = ClassModel()
+    model = get_model()
     return [
         w
         for w in WEIGHT_FORMATS

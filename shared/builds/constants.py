@@ -1,9 +1,9 @@
-"""Bill-of-materials constants: node sizes, allowances, power and network rules.
+"""Hardware constants of a build: node sizes, allowances, power and network rules.
 
-Each constant is either a rule from DOMAIN.md section 4 (cited) or an assumption that a
-quote labels as such; none is a scraped price. Node base costs are the system-share
-settings (`GPU_ADVISOR_SYSTEM_COST_*`, see shared/pricing/system_cost.py), so quotes and
-/recommend price the system around the GPUs the same way.
+Defined once for every caller that prices or times a build (/recommend, quotes, TCO,
+/model/predict, scores and alerts). Each constant is either a rule from DOMAIN.md
+section 4 (cited) or an assumption that the answer labels as such; none is a scraped
+price. Node base costs are settings (`GPU_ADVISOR_SYSTEM_COST_*`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,9 @@ DOMAIN4 = "DOMAIN.md section 4"
 
 WORKSTATION_MAX_GPUS = 4
 SERVER_GPUS = 8
-DEPLOYMENTS = ("workstation", "datacenter")
+# "auto" (the default everywhere) picks one of the other two: see layout.default_deployment.
+DEPLOYMENTS = ("auto", "workstation", "datacenter")
+AUTO = "auto"
 NETWORKS = ("infiniband", "ethernet")
 # The performance model's network names (shared/perfmodel/scaling.NETWORK_EFFICIENCY).
 MODEL_NETWORK = {"infiniband": "infiniband", "ethernet": "ethernet-10g"}
