@@ -4,32 +4,31 @@ from __future__ import annotations
 
 import logging
 
-from sqlalchemy.engine import Engine
 from sqlmodel import select
 
-from shared.db import migrate, session_scope
+from shared.context import Context
+from shared.db import migrate
 from shared.models import ScoreState
-from shared.perfmodel.registry import get_model
 from shared.quotes.jobs import recompute_standard_quotes
 from shared.scoring.compute import recompute_scores
 from shared.seed import seed_all
-from shared.settings import Settings
 
 log = logging.getLogger(__name__)
 
 
-def prepare_database(engine: Engine, settings: Settings) -> None:
+def prepare_database(ctx: Context) -> None:
     """Migrate, load the bundled data, and recompute scores when they are out of date."""
-    migrate(str(engine.url.render_as_string(hide_password=False)))
-    with session_scope(engine) as session:
+    settings, model = ctx.settings, ctx.model
+    migrate(str(ctx.engine.url.render_as_string(hide_password=False)), settings)
+    with ctx.session() as session:
         changed = False
         if settings.load_bundled_data:
             result = seed_all(session)
             changed = result.changed
             log.info("bundled data: %s", result)
         state = session.exec(select(ScoreState)).first()
-        if changed or state is None or state.model_version != get_model().version:
-            recomputed = recompute_scores(session, settings=settings)
+        if changed or state is None or state.model_version != model.version:
+            recomputed = recompute_scores(session, model=model, settings=settings)
             log.info("recomputed %d score rows (%s)", recomputed.rows, recomputed.model_version)
-            quotes = recompute_standard_quotes(session, None, settings)
+            quotes = recompute_standard_quotes(session, None, settings, model)
             log.info("standard quotes: %d updated", len(quotes["updated"]))

@@ -9,13 +9,16 @@ redelivery when a worker dies, prefetch 1, time limits on every task.
 from __future__ import annotations
 
 import json
+import threading
 from typing import Any
 
 from celery import Celery, Task
 from kombu import Queue  # type: ignore[attr-defined]
 
+from shared.context import Context
 from shared.events import QUEUES
-from shared.settings import Settings, get_settings
+from shared.runtime import open_context
+from shared.settings import Settings
 from shared.taskruns import record
 
 TASK_LOG_FORMAT = (
@@ -28,34 +31,68 @@ WORKER_LOG_FORMAT = (
 )
 
 
+_contexts: dict[int, Context] = {}
+_contexts_lock = threading.Lock()
+
+
+def app_settings(app: Celery) -> Settings:
+    """The settings `app` was made with (make_celery)."""
+    settings: Settings = app.conf.gpu_advisor_settings
+    return settings
+
+
+def task_context(app: Celery) -> Context:
+    """The Context tasks of `app` run with, opened on first use in each worker process (a
+    prefork child opens its own engine instead of sharing the parent's connections)."""
+    with _contexts_lock:
+        ctx = _contexts.get(id(app))
+        if ctx is None:
+            ctx = _contexts[id(app)] = open_context(app_settings(app))
+        return ctx
+
+
 class RecordedTask(Task):  # type: ignore[misc]
     """Keeps a task_run row per task id: started, retrying, success or failed."""
+
+    @property
+    def context(self) -> Context:
+        return task_context(self.app)
 
     def _args(self, args: Any) -> str:
         return json.dumps(list(args or []), default=str)
 
     def before_start(self, task_id: str, args: Any, kwargs: Any) -> None:
         attempts = int(getattr(self.request, "retries", 0)) + 1
-        record(None, task_id, self.name, "started", args=self._args(args), attempts=attempts)
+        record(
+            self.context.engine,
+            task_id,
+            self.name,
+            "started",
+            args=self._args(args),
+            attempts=attempts,
+        )
 
     def on_success(self, retval: Any, task_id: str, args: Any, kwargs: Any) -> None:
-        record(None, task_id, self.name, "success", args=self._args(args))
+        record(self.context.engine, task_id, self.name, "success", args=self._args(args))
 
     def on_retry(
         self, exc: BaseException, task_id: str, args: Any, kwargs: Any, einfo: Any
     ) -> None:
         attempts = int(getattr(self.request, "retries", 0)) + 1
-        record(None, task_id, self.name, "retrying", attempts=attempts, error=repr(exc))
+        record(
+            self.context.engine, task_id, self.name, "retrying", attempts=attempts, error=repr(exc)
+        )
 
     def on_failure(
         self, exc: BaseException, task_id: str, args: Any, kwargs: Any, einfo: Any
     ) -> None:
         attempts = int(getattr(self.request, "retries", 0)) + 1
-        record(None, task_id, self.name, "failed", attempts=attempts, error=repr(exc))
+        record(
+            self.context.engine, task_id, self.name, "failed", attempts=attempts, error=repr(exc)
+        )
 
 
-def make_celery(main: str, include: list[str], settings: Settings | None = None) -> Celery:
-    settings = settings or get_settings()
+def make_celery(main: str, include: list[str], settings: Settings) -> Celery:
     app = Celery(main, broker=settings.broker_url or "redis://127.0.0.1:6379/0", include=include)
     app.conf.update(
         task_queues=[Queue(name) for name in QUEUES.values()],  # type: ignore[no-untyped-call]
@@ -80,6 +117,7 @@ def make_celery(main: str, include: list[str], settings: Settings | None = None)
         worker_log_format=WORKER_LOG_FORMAT,
         timezone="UTC",
         enable_utc=True,
+        gpu_advisor_settings=settings,
     )
     return app
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from functools import lru_cache
 from importlib import resources
 from typing import Any
 
@@ -14,7 +13,7 @@ from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, create_engine
 
-from shared.settings import get_settings
+from shared.settings import Settings
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
@@ -34,18 +33,17 @@ def make_engine(url: str) -> Engine:
     return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
 
 
-@lru_cache(maxsize=1)
-def get_engine() -> Engine:
-    settings = get_settings()
+def engine_for(settings: Settings) -> Engine:
+    """The engine of `settings`' database (creating the data directory for SQLite)."""
     if settings.sqlalchemy_url.startswith("sqlite"):
         settings.data_dir.mkdir(parents=True, exist_ok=True)
     return make_engine(settings.sqlalchemy_url)
 
 
 @contextmanager
-def session_scope(engine: Engine | None = None) -> Iterator[Session]:
+def session_scope(engine: Engine) -> Iterator[Session]:
     """One unit of work: commit on success, roll back on error."""
-    with Session(engine or get_engine(), expire_on_commit=False) as session:
+    with Session(engine, expire_on_commit=False) as session:
         try:
             yield session
             session.commit()
@@ -61,9 +59,8 @@ def alembic_config(url: str) -> Config:
     return config
 
 
-def migrate(url: str | None = None) -> None:
-    """Bring the schema to the newest migration."""
-    target = url or get_settings().sqlalchemy_url
-    if target.startswith("sqlite"):
-        get_settings().data_dir.mkdir(parents=True, exist_ok=True)
-    command.upgrade(alembic_config(target), "head")
+def migrate(url: str, settings: Settings | None = None) -> None:
+    """Bring the schema at `url` to the newest migration."""
+    if url.startswith("sqlite") and settings is not None:
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+    command.upgrade(alembic_config(url), "head")

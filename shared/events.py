@@ -8,19 +8,17 @@ from __future__ import annotations
 
 import json
 import logging
-import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import event
 from sqlalchemy.engine import Connection, Engine
 from sqlmodel import Session, col, select
 
-from shared.settings import Settings, get_settings
+from shared.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -37,22 +35,7 @@ class TaskCall:
 
 
 Job = Callable[..., Any]
-_jobs: dict[str, Job] = {}
-_jobs_lock = threading.Lock()
-
-
-def register_job(name: str, job: Job) -> None:
-    """Make `job` runnable in-process under the Celery task name `name`."""
-    with _jobs_lock:
-        _jobs[name] = job
-
-
-def _known_jobs() -> dict[str, Job]:
-    from shared import jobs  # registers the shared jobs on first use
-
-    jobs.register_all()
-    with _jobs_lock:
-        return dict(_jobs)
+_DISPATCHER = "gpu_advisor_dispatcher"
 
 
 class Dispatcher:
@@ -77,49 +60,59 @@ class CeleryDispatcher(Dispatcher):
 
 
 class InProcessDispatcher(Dispatcher):
-    """One background thread, so in-process recomputes never run concurrently."""
+    """Runs jobs from `jobs` in one background thread (so in-process recomputes never run
+    concurrently), each given the context the dispatcher was attached to."""
 
-    def __init__(self, eager: bool) -> None:
+    def __init__(self, jobs: Mapping[str, Job], eager: bool) -> None:
+        self._jobs = dict(jobs)
         self._eager = eager
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gpu-advisor-jobs")
+        self._context: Any = None
         self.last: Future[Any] | None = None
 
+    def attach(self, context: Any) -> None:
+        """The first argument of every job this dispatcher runs (a shared.context.Context)."""
+        self._context = context
+
     def send(self, call: TaskCall) -> None:
-        job = _known_jobs()[call.name]
+        if self._context is None:
+            raise RuntimeError("in-process dispatcher used before a context was attached")
+        job = self._jobs[call.name]
         if self._eager:
-            job(*call.args)
+            job(self._context, *call.args)
             return
-        self.last = self._executor.submit(_run_logged, job, call)
+        self.last = self._executor.submit(_run_logged, job, self._context, call)
+
+    def shutdown(self) -> None:
+        self._executor.shutdown(wait=True)
 
 
-def _run_logged(job: Job, call: TaskCall) -> Any:
+def _run_logged(job: Job, context: Any, call: TaskCall) -> Any:
     try:
-        return job(*call.args)
+        return job(context, *call.args)
     except Exception:
         log.exception("in-process job %s%s failed", call.name, call.args)
         raise
 
 
-@lru_cache(maxsize=4)
-def _dispatcher_for(broker_url: str, eager: bool) -> Dispatcher:
-    # Cached per broker, so every session of a process shares one producer (one pool).
-    if broker_url:
-        return CeleryDispatcher(get_settings().model_copy(update={"broker_url": broker_url}))
-    return InProcessDispatcher(eager)
+def bind_dispatcher(session: Session, dispatcher: Dispatcher) -> None:
+    """Work `session` enqueues goes to `dispatcher` (set where the session is opened)."""
+    session.info[_DISPATCHER] = dispatcher
 
 
-def get_dispatcher(settings: Settings | None = None) -> Dispatcher:
-    settings = settings or get_settings()
-    return _dispatcher_for(settings.broker_url, settings.inprocess_mode == "eager")
+def enqueue_after_commit(session: Session, call: TaskCall) -> None:
+    """Send `call` once `session` commits; forget it if the session rolls back.
 
-
-def enqueue_after_commit(
-    session: Session, call: TaskCall, settings: Settings | None = None
-) -> None:
-    """Send `call` once `session` commits; forget it if the session rolls back."""
+    The session must have been opened with a dispatcher (Context.session(), the API's
+    request session): work is never sent to a process-wide default.
+    """
+    dispatcher = session.info.get(_DISPATCHER)
+    if dispatcher is None:
+        raise RuntimeError(
+            f"{call.name}: this session has no dispatcher; open it with Context.session()"
+        )
     pending: list[TaskCall] = session.info.setdefault(_PENDING, [])
     if not pending and not session.info.get(_PENDING + "_hooked"):
-        dispatcher = get_dispatcher(settings)
         event.listen(session, "after_commit", lambda s: _send_pending(s, dispatcher))
         event.listen(session, "after_soft_rollback", lambda s, _t: s.info.pop(_PENDING, None))
         session.info[_PENDING + "_hooked"] = True

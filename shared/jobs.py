@@ -1,5 +1,5 @@
-"""The background jobs, as plain functions: Celery tasks and the in-process runner call
-these same functions."""
+"""The background jobs, as plain functions of a Context: Celery tasks and the in-process
+dispatcher call these same functions, by the task names in JOBS."""
 
 from __future__ import annotations
 
@@ -14,24 +14,22 @@ from shared.alerts.jobs import (
     evaluate_call,
     evaluate_job,
 )
-from shared.db import get_engine, session_scope
+from shared.context import Context
 from shared.events import (
     QUEUES,
     RECOMPUTE_SCORES,
+    Job,
     TaskCall,
     enqueue_after_commit,
-    get_dispatcher,
-    register_job,
     resend_unsent,
 )
-from shared.quotes.jobs import recompute_standard_quotes_job
+from shared.faults import fault
+from shared.quotes.jobs import RECOMPUTE_QUOTES, quotes_call, recompute_standard_quotes_job
 from shared.scoring.compute import recompute_scores
-from shared.settings import get_settings
 
 log = logging.getLogger(__name__)
 
 FULL_RECOMPUTE = "compute.full_recompute"
-RECOMPUTE_QUOTES = "compute.recompute_standard_quotes"
 RESEND_UNSENT = "compute.resend_unsent"
 
 
@@ -39,22 +37,15 @@ class TransientJobError(RuntimeError):
     """A failure worth retrying (a dependency was briefly unavailable)."""
 
 
-def _fault(name: str) -> str | None:
-    """The argument of an injected fault `name[:arg]`, if configured (fault tests only)."""
-    for spec in get_settings().fault_injection.split(","):
-        key, _, arg = spec.strip().partition(":")
-        if key == name:
-            return arg
-    return None
-
-
-def recompute_job(gpu_ids: list[str] | None = None) -> dict[str, Any]:
-    if _fault("recompute-transient") is not None:
+def recompute_job(ctx: Context, gpu_ids: list[str] | None = None) -> dict[str, Any]:
+    if fault(ctx.settings, "recompute-transient") is not None:
         raise TransientJobError("injected transient failure")
-    pause = _fault("recompute-pause")
+    pause = fault(ctx.settings, "recompute-pause")
     midway = (lambda: time.sleep(float(pause))) if pause else None
-    with session_scope() as session:
-        result = recompute_scores(session, gpu_ids, midway=midway)
+    with ctx.session() as session:
+        result = recompute_scores(
+            session, gpu_ids, model=ctx.model, settings=ctx.settings, midway=midway
+        )
         # New prices and scores may make alert rules true, and move standard quotes.
         enqueue_after_commit(session, evaluate_call(gpu_ids))
         enqueue_after_commit(session, quotes_call(gpu_ids))
@@ -62,22 +53,23 @@ def recompute_job(gpu_ids: list[str] | None = None) -> dict[str, Any]:
     return {"gpus": len(result.gpu_ids), "rows": result.rows, "revision": result.revision}
 
 
-def quotes_call(gpu_ids: list[str] | None) -> TaskCall:
-    return TaskCall(RECOMPUTE_QUOTES, (sorted(gpu_ids) if gpu_ids else None,), QUEUES["compute"])
+def full_recompute_job(ctx: Context) -> dict[str, Any]:
+    return recompute_job(ctx, None)
 
 
-def full_recompute_job() -> dict[str, Any]:
-    return recompute_job(None)
+def resend_unsent_job(ctx: Context) -> dict[str, Any]:
+    return resend_unsent(ctx.engine, ctx.dispatcher)
 
 
-def resend_unsent_job() -> dict[str, Any]:
-    return resend_unsent(get_engine(), get_dispatcher())
+def full_recompute_call() -> TaskCall:
+    return TaskCall(FULL_RECOMPUTE, (), QUEUES["compute"])
 
 
-def register_all() -> None:
-    register_job(RECOMPUTE_SCORES, recompute_job)
-    register_job(FULL_RECOMPUTE, full_recompute_job)
-    register_job(RECOMPUTE_QUOTES, recompute_standard_quotes_job)
-    register_job(RESEND_UNSENT, resend_unsent_job)
-    register_job(EVALUATE, evaluate_job)
-    register_job(DISPATCH_DUE, dispatch_due_job)
+JOBS: dict[str, Job] = {
+    RECOMPUTE_SCORES: recompute_job,
+    FULL_RECOMPUTE: full_recompute_job,
+    RECOMPUTE_QUOTES: recompute_standard_quotes_job,
+    RESEND_UNSENT: resend_unsent_job,
+    EVALUATE: evaluate_job,
+    DISPATCH_DUE: dispatch_due_job,
+}

@@ -9,9 +9,9 @@ import time
 from dataclasses import dataclass
 
 from shared.alerts.jobs import dispatch_call
-from shared.events import TaskCall, get_dispatcher
-from shared.jobs import FULL_RECOMPUTE
-from shared.settings import Settings
+from shared.context import Context
+from shared.events import TaskCall
+from shared.jobs import full_recompute_call
 
 log = logging.getLogger(__name__)
 DAY_S = 86400.0
@@ -25,12 +25,12 @@ class Periodic:
 
 
 class InProcessScheduler:
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, ctx: Context) -> None:
         now = time.monotonic()
-        self._dispatcher = get_dispatcher(settings)
+        self._dispatcher = ctx.dispatcher
         self._jobs = [
-            Periodic(dispatch_call(), settings.alert_dispatch_interval_s, now),
-            Periodic(TaskCall(FULL_RECOMPUTE, (), "compute"), DAY_S, now + DAY_S),
+            Periodic(dispatch_call(), ctx.settings.alert_dispatch_interval_s, now),
+            Periodic(full_recompute_call(), DAY_S, now + DAY_S),
         ]
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="gpu-advisor-scheduler", daemon=True)

@@ -16,7 +16,7 @@ MAX_TEXT = 4000
 
 
 def record(
-    engine: Engine | None,
+    engine: Engine,
     task_id: str,
     name: str,
     status: str,

@@ -14,6 +14,7 @@ from sqlmodel import Session
 
 from shared.bootstrap import prepare_database
 from shared.db import make_engine, migrate
+from shared.runtime import open_context
 from shared.settings import Settings
 
 POSTGRES_ADMIN_URL = os.environ.get(
@@ -72,13 +73,18 @@ def make_settings(url: str, directory: Path, **overrides: object) -> Settings:
     return Settings.model_validate(values)
 
 
+def prepare(engine: Engine, settings: Settings) -> None:
+    """First-start preparation through a context on `engine` (the caller disposes it)."""
+    prepare_database(open_context(settings, engine))
+
+
 @pytest.fixture(scope="session")
 def seeded_url(backend: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A database with the catalog, the bundled prices and computed scores (read-only use)."""
     directory = tmp_path_factory.mktemp("seeded")
     url, pg_name = new_database(backend, directory)
     engine = make_engine(url)
-    prepare_database(engine, make_settings(url, directory))
+    prepare(engine, make_settings(url, directory))
     engine.dispose()
     yield url
     if pg_name:

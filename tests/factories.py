@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
+from sqlmodel import Session
+
 from shared.models import PriceObservation
+from shared.perfmodel.base import PerformanceModel
+from shared.perfmodel.registry import get_model
+from shared.scoring.compute import RecomputeResult, recompute_scores
+from shared.settings import Settings
 
 _counter = 0
 
@@ -31,3 +38,23 @@ def make_observation(**overrides: Any) -> PriceObservation:
     }
     values.update(overrides)
     return PriceObservation(**values)
+
+
+def plain_settings(**overrides: Any) -> Settings:
+    """Settings for a test that needs no database of its own (no broker, no scheduler)."""
+    values: dict[str, Any] = {"environment": "test", "broker_url": "", "inprocess_scheduler": False}
+    values.update(overrides)
+    return Settings.model_validate(values)
+
+
+def recompute(
+    session: Session,
+    gpu_ids: Iterable[str] | None = None,
+    *,
+    model: PerformanceModel | None = None,
+    settings: Settings | None = None,
+) -> RecomputeResult:
+    """recompute_scores with the product's model and test settings unless given."""
+    return recompute_scores(
+        session, gpu_ids, model=model or get_model(), settings=settings or plain_settings()
+    )

@@ -26,7 +26,7 @@ from services.api.sources.router import router as sources_router
 from services.api.tco.router import router as tco_router
 from services.api.web.router import router as web_router
 from shared.bootstrap import prepare_database
-from shared.db import make_engine
+from shared.runtime import close_context, open_context
 from shared.scheduler import InProcessScheduler
 from shared.settings import Settings, get_settings
 
@@ -40,19 +40,22 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        if settings.sqlalchemy_url.startswith("sqlite"):
-            settings.data_dir.mkdir(parents=True, exist_ok=True)
-        app.state.engine = make_engine(settings.sqlalchemy_url)
+        # Requests and background jobs share this one context: its database, settings,
+        # model and dispatcher.
+        ctx = open_context(settings)
+        app.state.context = ctx
+        app.state.engine = ctx.engine
+        app.state.model = ctx.model
         if prepare:
-            await run_in_threadpool(prepare_database, app.state.engine, settings)
+            await run_in_threadpool(prepare_database, ctx)
         scheduler = None
         if settings.in_process_tasks and settings.inprocess_scheduler:
-            scheduler = InProcessScheduler(settings)
+            scheduler = InProcessScheduler(ctx)
             scheduler.start()
         yield
         if scheduler is not None:
             scheduler.stop()
-        app.state.engine.dispose()
+        close_context(ctx)
 
     app = FastAPI(
         title="GPU Advisor",

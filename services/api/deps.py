@@ -11,7 +11,10 @@ from sqlmodel import Session
 
 from shared.catalog.aliases import resolve_alias
 from shared.catalog.specs import GpuSpec, load_catalog
+from shared.context import Context
 from shared.db import session_scope
+from shared.events import bind_dispatcher
+from shared.perfmodel.classmodel import ClassModel
 from shared.settings import Settings
 
 
@@ -27,9 +30,21 @@ async def get_app_settings(request: Request) -> Settings:
     return settings
 
 
-def get_session(engine: Annotated[Engine, Depends(get_engine)]) -> Iterator[Session]:
-    # Commit once, at the boundary: services only flush.
-    with session_scope(engine) as session:
+async def get_context(request: Request) -> Context:
+    ctx: Context = request.app.state.context
+    return ctx
+
+
+async def get_app_model(request: Request) -> ClassModel:
+    model: ClassModel = request.app.state.model
+    return model
+
+
+def get_session(ctx: Annotated[Context, Depends(get_context)]) -> Iterator[Session]:
+    # Commit once, at the boundary: services only flush. Work the request enqueues goes
+    # to the app's dispatcher after that commit.
+    with session_scope(ctx.engine) as session:
+        bind_dispatcher(session, ctx.dispatcher)
         yield session
 
 
@@ -38,6 +53,8 @@ def get_session(engine: Annotated[Engine, Depends(get_engine)]) -> Iterator[Sess
 SessionDep = Annotated[Session, Depends(get_session, scope="function")]
 SettingsDep = Annotated[Settings, Depends(get_app_settings)]
 EngineDep = Annotated[Engine, Depends(get_engine)]
+ModelDep = Annotated[ClassModel, Depends(get_app_model)]
+ContextDep = Annotated[Context, Depends(get_context)]
 
 
 def catalog_gpu(gpu_id: str) -> GpuSpec:

@@ -7,8 +7,8 @@ from typing import Annotated
 
 import typer
 
+from services.cli.context import cli_context
 from shared.alerts.keys import SCOPES, create_key, list_keys, revoke_key
-from shared.db import session_scope
 
 app = typer.Typer(help="API keys for write endpoints (alerts, prices).", no_args_is_help=True)
 
@@ -24,7 +24,7 @@ def create(
         typer.echo(f"error: scope: invalid {scope!r}; valid values: {', '.join(SCOPES)}", err=True)
         raise typer.Exit(2)
     try:
-        with session_scope() as session:
+        with cli_context() as ctx, ctx.session() as session:
             created = create_key(session, name, scope)
     except ValueError as exc:
         typer.echo(f"error: {exc}", err=True)
@@ -39,7 +39,7 @@ def create(
 @app.command("list")
 def list_command() -> None:
     """Keys with their prefix, scope and state (never the key)."""
-    with session_scope() as session:
+    with cli_context() as ctx, ctx.session() as session:
         for key in list_keys(session):
             state = f"revoked {key.revoked_at.isoformat()}" if key.revoked_at else "active"
             typer.echo(f"{key.id}\t{key.name}\t{key.scope}\tgpa_{key.prefix}_…\t{state}")
@@ -48,7 +48,7 @@ def list_command() -> None:
 @app.command("revoke")
 def revoke(key_id: Annotated[int, typer.Argument(help="the key's id")]) -> None:
     """Revoke a key; requests with it fail at once."""
-    with session_scope() as session:
+    with cli_context() as ctx, ctx.session() as session:
         done = revoke_key(session, key_id)
     if not done:
         typer.echo(f"error: no active key with id {key_id}", err=True)

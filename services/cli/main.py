@@ -60,17 +60,19 @@ def db_upgrade() -> None:
     """Apply the Alembic migrations."""
     from shared.db import migrate
 
-    migrate()
+    settings = get_settings()
+    migrate(settings.sqlalchemy_url, settings)
     typer.echo("schema at head")
 
 
 @db_app.command("seed")
 def db_seed() -> None:
     """Load the catalog and bundled prices, then recompute scores."""
+    from services.cli.context import cli_context
     from shared.bootstrap import prepare_database
-    from shared.db import get_engine
 
-    prepare_database(get_engine(), get_settings())
+    with cli_context() as ctx:
+        prepare_database(ctx)
     typer.echo("catalog, bundled prices and scores are up to date")
 
 
@@ -79,11 +81,11 @@ def recompute(
     gpu: Annotated[list[str] | None, typer.Option(help="catalog id; repeat; default all")] = None,
 ) -> None:
     """Recompute the perf-per-dollar scores."""
-    from shared.db import session_scope
+    from services.cli.context import cli_context
     from shared.scoring.compute import recompute_scores
 
-    with session_scope() as session:
-        result = recompute_scores(session, gpu)
+    with cli_context() as ctx, ctx.session() as session:
+        result = recompute_scores(session, gpu, model=ctx.model, settings=ctx.settings)
     typer.echo(
         json.dumps({"gpus": len(result.gpu_ids), "rows": result.rows, "revision": result.revision})
     )

@@ -98,7 +98,10 @@ def predict(
 ) -> None:
     """Throughput relative to one reference GPU, and the workload class used."""
     try:
+        from shared.perfmodel.registry import get_model
+
         result = predict_full(
+            get_model(),
             gpu,
             task,
             precision,

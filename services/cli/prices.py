@@ -8,9 +8,8 @@ from typing import Annotated
 
 import typer
 
-from shared.db import session_scope
+from services.cli.context import cli_context
 from shared.pricing.intake import PriceInput, PriceRejected, record_price
-from shared.settings import get_settings
 
 app = typer.Typer(help="Prices that do not come from the scraper.", no_args_is_help=True)
 
@@ -32,8 +31,8 @@ def add(
         typer.echo(f"error: usd: not a number: {usd!r}", err=True)
         raise typer.Exit(2) from None
     try:
-        with session_scope() as session:
-            observation = record_price(session, price, get_settings())
+        with cli_context() as ctx, ctx.session() as session:
+            observation = record_price(session, price, ctx.settings)
     except PriceRejected as exc:
         hint = f"; valid values: {', '.join(exc.valid)}" if exc.valid else ""
         typer.echo(f"error: {exc}{hint}", err=True)

@@ -9,13 +9,12 @@ from typing import Annotated, Any
 
 import typer
 
+from services.cli.context import cli_context
 from services.cli.tco import decimal, fail, gpu_id
-from shared.db import session_scope
 from shared.quotes import service
 from shared.quotes.build import ClusterRequest, validate
 from shared.quotes.compare import Candidate, CompareRequest, create_compare
 from shared.quotes.jobs import recompute_standard_quotes
-from shared.settings import get_settings
 from shared.tco.inputs import TcoInputError
 
 app = typer.Typer(
@@ -35,7 +34,7 @@ def cluster(
     memory_gb: Annotated[float | None, typer.Option(help="total GPU memory")] = None,
     task: Annotated[str, typer.Option()] = "cv",
     precision: Annotated[str, typer.Option()] = "fp16",
-    deployment: Annotated[str, typer.Option(help="workstation or datacenter")] = "workstation",
+    deployment: Annotated[str, typer.Option(help="auto, workstation or datacenter")] = "auto",
     budget_usd: Annotated[str | None, typer.Option()] = None,
     allow_geforce: Annotated[bool, typer.Option()] = False,
     power_limit_w: Annotated[float | None, typer.Option()] = None,
@@ -61,8 +60,12 @@ def cluster(
     )
     try:
         validate(req)  # before opening a session: bad input never touches the database
-        with session_scope() as session:
-            _echo(service.document(service.create_cluster_quote(session, req, get_settings())))
+        with cli_context() as ctx, ctx.session() as session:
+            _echo(
+                service.document(
+                    service.create_cluster_quote(session, req, ctx.settings, ctx.model)
+                )
+            )
     except TcoInputError as exc:
         raise fail(str(exc), exc.valid) from None
 
@@ -102,8 +105,8 @@ def compare(
             ],
         ) from None
     try:
-        with session_scope() as session:
-            _echo(service.document(create_compare(session, req, get_settings())))
+        with cli_context() as ctx, ctx.session() as session:
+            _echo(service.document(create_compare(session, req, ctx.settings, ctx.model)))
     except TcoInputError as exc:
         raise fail(str(exc), exc.valid) from None
 
@@ -113,7 +116,7 @@ def show(
     quote_id: Annotated[str, typer.Argument()],
     csv: Annotated[bool, typer.Option("--csv", help="the bill of materials as CSV")] = False,
 ) -> None:
-    with session_scope() as session:
+    with cli_context() as ctx, ctx.session() as session:
         quote = service.get_quote(session, quote_id)
         if quote is None:
             raise fail(f"quote_id: unknown quote {quote_id!r}")
@@ -131,7 +134,7 @@ def list_quotes(
 ) -> None:
     """Every stored quote, whoever made it (the API lists only standard and own quotes);
     the last column is the owner: `standard`, `key:<id>` or `anonymous`."""
-    with session_scope() as session:
+    with cli_context() as ctx, ctx.session() as session:
         for quote in service.list_quotes(session, standard, limit, 0):
             label = quote.standard_key or quote.kind
             owner = service.owner_label(quote)
@@ -144,5 +147,5 @@ def recompute_standard(
 ) -> None:
     """Recompute the standard quotes now (the workers do it when prices change)."""
     ids = None if not gpu else [gpu_id("gpu", g) for g in gpu]
-    with session_scope() as session:
-        _echo(recompute_standard_quotes(session, ids, get_settings()))
+    with cli_context() as ctx, ctx.session() as session:
+        _echo(recompute_standard_quotes(session, ids, ctx.settings, ctx.model))

@@ -9,7 +9,6 @@ import typer
 from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
-from sqlalchemy.engine import Engine
 
 from services.scraper.fetch import Fetcher
 from services.scraper.page_cache import persistent_fetchers
@@ -23,7 +22,7 @@ from services.scraper.runner import (
     run_sources,
 )
 from services.scraper.settings import ScraperSettings, get_scraper_settings
-from shared.settings import Settings, get_settings
+from shared.context import Context
 
 SUMMARY_COLUMNS = ("source", "status", "pages", "listings", "matched", "stored", "quarantined")
 
@@ -41,7 +40,7 @@ def scrape(
     ] = False,
 ) -> None:
     """Scrape prices now and store them (scores are recomputed after each source commits)."""
-    from shared.db import get_engine
+    from services.cli.context import cli_context
 
     names = list(source or SOURCES)
     try:
@@ -49,15 +48,15 @@ def scrape(
             get_source(name)
     except UnknownSource as exc:
         raise typer.BadParameter(str(exc), param_hint="--source") from exc
-    settings, scraper = get_settings(), get_scraper_settings()
-    reports = run_scrape(
-        names,
-        dry_run=dry_run,
-        engine=get_engine(),
-        settings=settings,
-        scraper_settings=scraper,
-        fetcher_factory=persistent_fetchers(settings, scraper),
-    )
+    scraper = get_scraper_settings()
+    with cli_context() as ctx:
+        reports = run_scrape(
+            names,
+            dry_run=dry_run,
+            ctx=ctx,
+            scraper_settings=scraper,
+            fetcher_factory=persistent_fetchers(ctx.settings, scraper),
+        )
     # A source left unconfigured (no API key) fails the command only when asked for by name.
     passing = {OK, DRY_RUN} if source else {OK, DRY_RUN, NOT_CONFIGURED}
     if any(report.status not in passing for report in reports):
@@ -68,8 +67,7 @@ def run_scrape(
     names: Sequence[str],
     *,
     dry_run: bool,
-    engine: Engine,
-    settings: Settings,
+    ctx: Context,
     scraper_settings: ScraperSettings,
     console: Console | None = None,
     fetcher_factory: FetcherFactory = Fetcher,
@@ -96,8 +94,7 @@ def run_scrape(
 
         reports = run_sources(
             names,
-            engine=engine,
-            settings=settings,
+            ctx=ctx,
             scraper_settings=scraper_settings,
             dry_run=dry_run,
             fetcher_factory=fetcher_factory,

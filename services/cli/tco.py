@@ -9,10 +9,9 @@ from typing import Annotated
 
 import typer
 
+from services.cli.context import cli_context
 from shared.catalog.aliases import resolve_alias
 from shared.catalog.specs import load_catalog
-from shared.db import session_scope
-from shared.settings import get_settings
 from shared.tco.inputs import TcoInputError, TcoReport, TcoRequest, build_report, validate_request
 
 app = typer.Typer(help="Total cost of owning GPUs versus renting them.")
@@ -103,8 +102,8 @@ def tco(  # one option per assumption of the issue, all optional but gpu
     )
     try:
         validate_request(request)
-        with session_scope() as session:
-            report = build_report(session, request, get_settings())
+        with cli_context() as ctx, ctx.session() as session:
+            report = build_report(session, request, ctx.settings, ctx.model)
     except TcoInputError as exc:
         raise fail(str(exc), exc.valid) from None
     body = summary(report)

@@ -1,11 +1,14 @@
 """The scraper's Celery app: `celery -A services.scraper.celery_app worker -Q scrape`.
 
 Celery's command line needs a module-level app; building it reads settings and opens
-no connection.
+no connection (each worker process opens its Context on its first task).
 """
 
 from __future__ import annotations
 
 from shared.celery_app import make_celery
+from shared.settings import get_settings
 
-app = make_celery("gpu_advisor_scraper", include=["services.scraper.worker_tasks"])
+app = make_celery(
+    "gpu_advisor_scraper", include=["services.scraper.worker_tasks"], settings=get_settings()
+)

@@ -13,30 +13,27 @@ from services.scraper.errors import TransientFetchError
 from services.scraper.fetch import utc_now
 from services.scraper.page_cache import persistent_fetchers
 from services.scraper.runner import FAILED, run_sources
-from services.scraper.settings import get_scraper_settings
-from shared.db import get_engine, session_scope
+from services.scraper.settings import ScraperSettings
+from shared.context import Context
 from shared.events import enqueue_after_commit, recompute_call
 from shared.models import PriceObservation
 from shared.pricing.market import SOLD_SUFFIX
-from shared.settings import Settings, get_settings
 from shared.sources_model import staleness_sweep
 
 log = logging.getLogger(__name__)
 
 
-def scrape_job(source: str) -> dict[str, Any]:
+def scrape_job(ctx: Context, source: str, scraper: ScraperSettings) -> dict[str, Any]:
     """Scrape one source end to end with its own fetcher and session.
 
     The failure is recorded in source_status first; a transient fetch failure is then
     raised again so that the task wrapper retries it with backoff.
     """
-    settings, scraper = get_settings(), get_scraper_settings()
     [report] = run_sources(
         [source],
-        engine=get_engine(),
-        settings=settings,
+        ctx=ctx,
         scraper_settings=scraper,
-        fetcher_factory=persistent_fetchers(settings, scraper),
+        fetcher_factory=persistent_fetchers(ctx.settings, scraper),
     )
     log.info("scrape %s: %s", source, report.summary_json())
     if report.status == FAILED and isinstance(report.exception, TransientFetchError):
@@ -44,19 +41,18 @@ def scrape_job(source: str) -> dict[str, Any]:
     return report.as_dict()
 
 
-def staleness_sweep_job() -> dict[str, Any]:
-    settings = get_settings()
-    with session_scope(get_engine()) as session:
-        changed = sweep(session, utc_now(), settings)
+def staleness_sweep_job(ctx: Context) -> dict[str, Any]:
+    with ctx.session() as session:
+        changed = sweep(session, utc_now())
     return {"changed": changed}
 
 
-def sweep(session: Session, now: datetime, settings: Settings | None = None) -> list[str]:
+def sweep(session: Session, now: datetime) -> list[str]:
     """Flag or unflag stale sources; rescore the GPUs they price after the commit."""
     changed = staleness_sweep(session, now)
     gpu_ids = _gpus_priced_by(session, changed)
     if gpu_ids:
-        enqueue_after_commit(session, recompute_call(gpu_ids), settings)
+        enqueue_after_commit(session, recompute_call(gpu_ids))
     return changed
 
 

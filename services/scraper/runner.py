@@ -30,13 +30,14 @@ from services.scraper.fetch import Fetcher, utc_now
 from services.scraper.listing import CloudListing
 from services.scraper.registry import SourceKind, SourceSpec, get_source, search_terms
 from services.scraper.settings import ScraperSettings
+from shared.context import Context
 from shared.db import session_scope
 from shared.events import enqueue_after_commit, recompute_call
 from shared.matching.titles import match_title
 from shared.models import Gpu
 from shared.pricing.quarantine import QuarantineRules, references
 from shared.seed import seed_catalog
-from shared.settings import Settings, get_settings
+from shared.settings import Settings
 from shared.sources_model import record_failure, record_success, status_for
 
 log = logging.getLogger(__name__)
@@ -113,8 +114,7 @@ def _no_page(_source: str, _url: str) -> None:
 def run_sources(
     names: Sequence[str],
     *,
-    engine: Engine,
-    settings: Settings,
+    ctx: Context,
     scraper_settings: ScraperSettings,
     dry_run: bool = False,
     now: Now = utc_now,
@@ -125,7 +125,7 @@ def run_sources(
     """Scrape `names` (validated against the registry first) and store the results."""
     specs = [get_source(name) for name in names]
     if not dry_run:
-        _ensure_catalog(engine)
+        _ensure_catalog(ctx.engine)
 
     started = now()
 
@@ -136,7 +136,7 @@ def run_sources(
 
     reports = []
     for spec, outcome in zip(specs, asyncio.run(harvest_all()), strict=True):
-        report = finish(engine, spec, outcome, settings, scraper_settings, started, dry_run=dry_run)
+        report = finish(ctx, spec, outcome, scraper_settings, started, dry_run=dry_run)
         if on_done is not None:
             on_done(report)
         reports.append(report)
@@ -161,10 +161,9 @@ async def harvest(
 
 
 def finish(
-    engine: Engine,
+    ctx: Context,
     spec: SourceSpec,
     outcome: Harvest | BaseException,
-    settings: Settings,
     scraper_settings: ScraperSettings,
     started: datetime,
     *,
@@ -176,16 +175,16 @@ def finish(
     if isinstance(outcome, SourceNotConfigured):
         return RunReport(spec.name, NOT_CONFIGURED, error=outcome.reason, exception=outcome)
     if dry_run:
-        return _dry_run(engine, spec, outcome, scraper_settings)
-    interval = settings.scrape_schedule().get(spec.name, spec.default_interval_s)
-    with session_scope(engine) as session:
+        return _dry_run(ctx, spec, outcome, scraper_settings)
+    interval = ctx.settings.scrape_schedule().get(spec.name, spec.default_interval_s)
+    with ctx.session() as session:
         status = status_for(session, spec.name, interval)
         if isinstance(outcome, Exception):
             report = _failure_report(spec, outcome)
             log.warning("%s: %s (%s)", spec.name, report.status, report.error)
             record_failure(status, started, report.error or "", parse_failure=_is_parse(outcome))
             return report
-        report = store_harvest(session, spec, outcome, scraper_settings, settings)
+        report = store_harvest(session, spec, outcome, scraper_settings, ctx.settings)
         record_success(status, outcome.observed_at, report.summary_json())
     return report
 
@@ -204,13 +203,13 @@ def _failure_report(spec: SourceSpec, error: Exception) -> RunReport:
 
 
 def _dry_run(
-    engine: Engine, spec: SourceSpec, outcome: Harvest | Exception, settings: ScraperSettings
+    ctx: Context, spec: SourceSpec, outcome: Harvest | Exception, settings: ScraperSettings
 ) -> RunReport:
     if isinstance(outcome, Exception):
         return _failure_report(spec, outcome)
     # Read-only: medians come from the database, nothing is written.
-    with Session(engine) as session:
-        report = store_harvest(session, spec, outcome, settings, None)
+    with Session(ctx.engine) as session:
+        report = store_harvest(session, spec, outcome, settings, ctx.settings, dry_run=True)
         session.rollback()
     report.status = DRY_RUN
     return report
@@ -221,22 +220,24 @@ def store_harvest(
     spec: SourceSpec,
     harvest: Harvest,
     scraper_settings: ScraperSettings,
-    settings: Settings | None,
+    settings: Settings,
+    *,
+    dry_run: bool = False,
 ) -> RunReport:
-    """Pipeline + persist; `settings` None means a dry run (nothing added, no events)."""
+    """Pipeline + persist; a dry run adds nothing and sends no events."""
     report = RunReport(
         spec.name, pages=harvest.pages, not_modified=harvest.not_modified, capped=harvest.capped
     )
     if spec.kind is SourceKind.CLOUD:
-        _store_cloud(session, spec, harvest, report, dry_run=settings is None)
-        if settings is not None and report.gpu_ids:
+        _store_cloud(session, spec, harvest, report, dry_run=dry_run)
+        if not dry_run and report.gpu_ids:
             # Hourly prices rank rentals (condition=cloud); alerts follow the recompute.
-            enqueue_after_commit(session, recompute_call(report.gpu_ids), settings)
+            enqueue_after_commit(session, recompute_call(report.gpu_ids))
         return report
     when = harvest.observed_at
 
     # Dry runs judge prices by the same quarantine settings a real run would.
-    rules = QuarantineRules.from_settings(settings or get_settings())
+    rules = QuarantineRules.from_settings(settings)
 
     def medians(keys: set[pipeline.MedianKey]) -> dict[pipeline.MedianKey, Decimal]:
         return references(session, keys, when, rules)
@@ -259,12 +260,12 @@ def store_harvest(
     report.stored = sum(1 for o in fresh if not o.quarantined)
     report.quarantined = sum(1 for o in fresh if o.quarantined)
     report.gpu_ids = sorted({o.gpu_id for o in fresh if not o.quarantined})
-    if settings is None:
+    if dry_run:
         return report
     session.add_all(fresh)
     session.flush()
     if report.gpu_ids:
-        enqueue_after_commit(session, recompute_call(report.gpu_ids), settings)
+        enqueue_after_commit(session, recompute_call(report.gpu_ids))
     return report
 
 

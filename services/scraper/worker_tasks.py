@@ -6,8 +6,7 @@ from typing import Any
 
 from services.scraper.celery_app import app
 from services.scraper.errors import TransientFetchError
-from shared.celery_app import RecordedTask, retry_options
-from shared.settings import get_settings
+from shared.celery_app import RecordedTask, app_settings, retry_options, task_context
 
 SCRAPE_SOURCE = "scrape.run_source"
 STALENESS_SWEEP = "scrape.staleness_sweep"
@@ -17,16 +16,17 @@ STALENESS_SWEEP = "scrape.staleness_sweep"
     name=SCRAPE_SOURCE,
     base=RecordedTask,
     autoretry_for=(TransientFetchError, ConnectionError, TimeoutError),
-    **retry_options(get_settings()),
+    **retry_options(app_settings(app)),
 )
 def run_source(source: str) -> dict[str, Any]:
     from services.scraper.jobs import scrape_job
+    from services.scraper.settings import get_scraper_settings
 
-    return scrape_job(source)
+    return scrape_job(task_context(app), source, get_scraper_settings())
 
 
 @app.task(name=STALENESS_SWEEP, base=RecordedTask)  # type: ignore[untyped-decorator]
 def staleness_sweep() -> dict[str, Any]:
     from services.scraper.jobs import staleness_sweep_job
 
-    return staleness_sweep_job()
+    return staleness_sweep_job(task_context(app))

@@ -1,7 +1,7 @@
 """The worker's Celery app: `celery -A services.worker.celery_app worker -Q compute,alerts`.
 
 Celery's command line needs a module-level app; building it reads settings and opens
-no connection.
+no connection (each worker process opens its Context on its first task).
 """
 
 from __future__ import annotations
@@ -10,8 +10,10 @@ from services.worker.schedule import beat_schedule
 from shared.celery_app import make_celery
 from shared.settings import get_settings
 
+settings = get_settings()
 app = make_celery(
     "gpu_advisor_worker",
     include=["services.worker.tasks.compute", "services.worker.tasks.alerts"],
+    settings=settings,
 )
-app.conf.beat_schedule = beat_schedule(get_settings())
+app.conf.beat_schedule = beat_schedule(settings)

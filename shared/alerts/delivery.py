@@ -141,9 +141,7 @@ async def _post(
         return response.status_code, response.headers
 
 
-def claim_due(
-    engine: Engine | None, settings: Settings, now: datetime, limit: int = 50
-) -> list[int]:
+def claim_due(engine: Engine, settings: Settings, now: datetime, limit: int = 50) -> list[int]:
     """Claim due events for one lease; committed before any POST."""
     with session_scope(engine) as session:
         query = (
@@ -162,7 +160,7 @@ def claim_due(
 
 
 def attempt(
-    engine: Engine | None,
+    engine: Engine,
     event_id: int,
     settings: Settings,
     *,
@@ -300,7 +298,7 @@ def _disable(alert: Alert, reason: str, now: datetime) -> None:
 
 
 def dispatch_due(
-    engine: Engine | None,
+    engine: Engine,
     settings: Settings,
     *,
     clock: Clock = utc_now,

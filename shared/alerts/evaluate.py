@@ -20,6 +20,7 @@ from sqlmodel import Session, col, select
 
 from shared.alerts.models import Alert, AlertEvent
 from shared.alerts.triggers import Firing, Trigger, evaluate, parse_trigger
+from shared.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -63,9 +64,9 @@ def _fire(
     return event
 
 
-def _step(session: Session, alert: Alert, now: datetime) -> AlertEvent | None:
+def _step(session: Session, alert: Alert, settings: Settings, now: datetime) -> AlertEvent | None:
     trigger = parse_trigger(alert.trigger)
-    firing = evaluate(session, trigger, now)
+    firing = evaluate(session, trigger, settings, now)
     if firing is None:
         if not alert.armed:
             alert.last_false_at = alert.last_false_at or now
@@ -98,7 +99,10 @@ def _affected(alert: Alert, gpu_ids: set[str] | None) -> bool:
 
 
 def evaluate_alerts(
-    session: Session, gpu_ids: Iterable[str] | None = None, now: datetime | None = None
+    session: Session,
+    settings: Settings,
+    gpu_ids: Iterable[str] | None = None,
+    now: datetime | None = None,
 ) -> list[AlertEvent]:
     """Step every enabled alert the change can affect; returns the events created."""
     now = now or datetime.now(UTC)
@@ -116,7 +120,7 @@ def evaluate_alerts(
             if not _affected(alert, wanted):
                 continue
             with session.begin_nested():  # one broken rule must not stop the others
-                event = _step(session, alert, now)
+                event = _step(session, alert, settings, now)
                 session.add(alert)
         except Exception:
             log.exception("evaluating alert %s failed", alert.id)

@@ -7,9 +7,9 @@ from typing import Any
 
 from shared.alerts.delivery import dispatch_due
 from shared.alerts.evaluate import evaluate_alerts
-from shared.db import session_scope
+from shared.context import Context
 from shared.events import QUEUES, TaskCall, enqueue_after_commit
-from shared.settings import get_settings
+from shared.faults import fault
 
 EVALUATE = "alerts.evaluate"
 DISPATCH_DUE = "alerts.dispatch_due"
@@ -23,26 +23,17 @@ def dispatch_call() -> TaskCall:
     return TaskCall(DISPATCH_DUE, (), QUEUES["alerts"])
 
 
-def evaluate_job(gpu_ids: list[str] | None = None) -> dict[str, Any]:
-    with session_scope() as session:
-        events = evaluate_alerts(session, gpu_ids)
+def evaluate_job(ctx: Context, gpu_ids: list[str] | None = None) -> dict[str, Any]:
+    with ctx.session() as session:
+        events = evaluate_alerts(session, ctx.settings, gpu_ids)
         if events:
             # Deliver right away rather than at the next periodic sweep.
             enqueue_after_commit(session, dispatch_call())
     return {"events": len(events)}
 
 
-def dispatch_due_job() -> dict[str, Any]:
-    settings = get_settings()
-    pause = _fault_pause(settings.fault_injection)
+def dispatch_due_job(ctx: Context) -> dict[str, Any]:
+    # `deliver-pause:N` sleeps between the POST and its record (fault tests only).
+    pause = float(fault(ctx.settings, "deliver-pause") or 0)
     after_post = (lambda: time.sleep(pause)) if pause else None
-    return dispatch_due(None, settings, after_post=after_post)
-
-
-def _fault_pause(spec: str) -> float:
-    """`deliver-pause:N` sleeps between the POST and its record (fault tests only)."""
-    for item in spec.split(","):
-        key, _, arg = item.strip().partition(":")
-        if key == "deliver-pause":
-            return float(arg)
-    return 0.0
+    return dispatch_due(ctx.engine, ctx.settings, after_post=after_post)

@@ -28,7 +28,7 @@ from shared.pricing.market import (
 )
 from shared.pricing.measures import ASK, QUOTE
 from shared.scoring.tasks import PRECISION_NAMES, TASK_NAMES
-from shared.settings import get_settings
+from shared.settings import Settings
 from shared.sources_model import stale_source_names
 from shared.tco.cloud import Currency, cheapest_offer
 
@@ -125,15 +125,17 @@ class Firing:
     data: dict[str, Any]
 
 
-def evaluate(session: Session, trigger: Trigger, now: datetime | None = None) -> Firing | None:
+def evaluate(
+    session: Session, trigger: Trigger, settings: Settings, now: datetime | None = None
+) -> Firing | None:
     now = now or datetime.now(UTC)
     if isinstance(trigger, PriceBelow):
         return _price_below(session, trigger, now)
     if isinstance(trigger, PriceDropPct):
-        return _price_drop(session, trigger, now)
+        return _price_drop(session, trigger, settings, now)
     if isinstance(trigger, PerfPerDollarAbove):
         return _perf_per_dollar(session, trigger)
-    return _cloud_below(session, trigger)
+    return _cloud_below(session, trigger, settings)
 
 
 def _buyable_offers(
@@ -181,7 +183,9 @@ def _price_below(session: Session, trigger: PriceBelow, now: datetime) -> Firing
     return Firing(f"observation:{best.id}", {"observation": observation_data(best)})
 
 
-def _price_drop(session: Session, trigger: PriceDropPct, now: datetime) -> Firing | None:
+def _price_drop(
+    session: Session, trigger: PriceDropPct, settings: Settings, now: datetime
+) -> Firing | None:
     # New and used prices are different markets: a used card at the usual used price is
     # no drop from the new price, so "any" means a drop in either market.
     groups = ("new", "used") if trigger.condition == "any" else (trigger.condition,)
@@ -192,7 +196,9 @@ def _price_drop(session: Session, trigger: PriceDropPct, now: datetime) -> Firin
         )
     ).all()
     stale = stale_source_names(session)
-    firings = [f for g in groups if (f := _market_drop(observations, trigger, g, now, stale))]
+    firings = [
+        f for g in groups if (f := _market_drop(observations, trigger, g, now, stale, settings))
+    ]
     return max(firings, key=lambda f: f.data["drop_pct"], default=None)
 
 
@@ -201,8 +207,9 @@ def _market_as_of(
     condition: str,
     at: datetime,
     stale: frozenset[str],
+    settings: Settings,
 ) -> MarketPrice | None:
-    policy = PricePolicy.from_settings(get_settings(), at, stale_sources=stale)
+    policy = PricePolicy.from_settings(settings, at, stale_sources=stale)
     return market_price([o for o in observations if o.observed_at <= at], condition, policy)
 
 
@@ -212,16 +219,21 @@ def _market_drop(
     condition: str,
     now: datetime,
     stale: frozenset[str],
+    settings: Settings,
 ) -> Firing | None:
     """The market price today against the same market's price over the 30 days before
     the last week: a drop of the market, not of one listing."""
-    current = _market_as_of(observations, condition, now, stale)
+    current = _market_as_of(observations, condition, now, stale, settings)
     if current is None or current.observed_at < now - timedelta(days=RECENT_DAYS):
         return None
     history = [
         past.usd
         for days in range(RECENT_DAYS, RECENT_DAYS + DROP_BASELINE_DAYS)
-        if (past := _market_as_of(observations, condition, now - timedelta(days=days), stale))
+        if (
+            past := _market_as_of(
+                observations, condition, now - timedelta(days=days), stale, settings
+            )
+        )
         and past.measure == current.measure
         and not past.stale
     ]
@@ -280,10 +292,10 @@ def _perf_per_dollar(session: Session, trigger: PerfPerDollarAbove) -> Firing | 
     return Firing(key, data)
 
 
-def _cloud_below(session: Session, trigger: CloudPriceBelow) -> Firing | None:
+def _cloud_below(session: Session, trigger: CloudPriceBelow, settings: Settings) -> Firing | None:
     """The cheapest offer one can rent today (each provider's newest list, whole GPUs),
     the same offer /tco uses: an old, since-raised price never makes this true."""
-    currency = Currency.from_settings(get_settings(), datetime.now(UTC))
+    currency = Currency.from_settings(settings, datetime.now(UTC))
     offer = cheapest_offer(session, trigger.gpu_id, trigger.pricing, currency)
     if offer is None or offer.usd_per_gpu_hour >= trigger.max_usd_per_hour:
         return None

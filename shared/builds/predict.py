@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from shared.builds.constants import AUTO, DEPLOYMENTS, MODEL_NETWORK, NETWORKS
 from shared.builds.layout import plan_layout
 from shared.catalog.specs import load_catalog
 from shared.perfmodel.base import PRECISIONS
+from shared.perfmodel.classmodel import ClassModel
 from shared.perfmodel.lambda_data import WORKLOAD_ALIASES, WORKLOAD_FAMILY, canonical_workload
 from shared.perfmodel.power import power_limit
-from shared.perfmodel.registry import get_model
 from shared.perfmodel.scaling import interconnect_class
 from shared.perfmodel.workloads import (
     CLASS_BASIS,
@@ -109,6 +110,7 @@ def llm_workload(
 
 
 def predict_full(
+    model: ClassModel,
     gpu_id: str,
     task: str,
     precision: str,
@@ -129,7 +131,6 @@ def predict_full(
     _choices(deployment, network)
     llm = llm_workload(task, precision, params_b, batch, context, weights)
     gpu = load_catalog().by_id[gpu_id]
-    model = get_model()
     layout = plan_layout([gpu], count, deployment)
     result = model.predict_task(
         gpu,
@@ -143,8 +144,8 @@ def predict_full(
     )
     if result is None:
         if llm is not None and weights is not None:
-            raise InvalidInputError("weights", weights, _supported_weights(gpu_id, llm))
-        raise InvalidInputError("precision", precision, _supported(gpu_id, task))
+            raise InvalidInputError("weights", weights, _supported_weights(model, gpu_id, llm))
+        raise InvalidInputError("precision", precision, _supported(model, gpu_id, task))
     prediction = result.single
     factor = result.multi_gpu_speedup
     caveats = list(prediction.caveats)
@@ -195,17 +196,13 @@ def predict_full(
     }
 
 
-def _supported(gpu_id: str, task: str) -> list[str]:
+def _supported(model: ClassModel, gpu_id: str, task: str) -> list[str]:
     gpu = load_catalog().by_id[gpu_id]
-    model = get_model()
     return [p for p in PRECISIONS if model.predict(gpu, task, p) is not None]
 
 
-def _supported_weights(gpu_id: str, llm: LlmWorkload) -> list[str]:
-    from dataclasses import replace
-
+def _supported_weights(model: ClassModel, gpu_id: str, llm: LlmWorkload) -> list[str]:
     gpu = load_catalog().by_id[gpu_id]
-    model = get_model()
     return [
         w
         for w in WEIGHT_FORMATS

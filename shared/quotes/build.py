@@ -21,7 +21,6 @@ from shared.builds.power import PowerPlan
 from shared.builds.speed import Performance, performance
 from shared.catalog.specs import GpuSpec, load_catalog
 from shared.perfmodel.classmodel import ClassModel
-from shared.perfmodel.registry import get_model
 from shared.scoring.caveats import STALE_PRICE_DAYS, build_caveats
 from shared.scoring.tasks import PRECISION_NAMES, TASKS
 from shared.settings import Settings
@@ -132,7 +131,7 @@ def _build(req: ClusterRequest, specs: list[GpuSpec], total: int, settings: Sett
     return plan_build(specs, total, settings, req.deployment, req.network, req.power_limit_w)
 
 
-def resolve_count(req: ClusterRequest, spec: GpuSpec) -> int:
+def resolve_count(req: ClusterRequest, spec: GpuSpec, model: ClassModel) -> int:
     """`count`, or the fewest GPUs meeting the memory and throughput targets."""
     if req.count is not None:
         if not 1 <= req.count <= MAX_GPUS:
@@ -142,14 +141,15 @@ def resolve_count(req: ClusterRequest, spec: GpuSpec) -> int:
     if req.memory_gb is not None:
         count = max(count, math.ceil(req.memory_gb / spec.memory_gb))
     if req.target_relative_throughput is not None:
-        count = max(count, _count_for_throughput(req, spec, req.target_relative_throughput))
+        count = max(count, _count_for_throughput(req, spec, req.target_relative_throughput, model))
     if count > MAX_GPUS:
         raise QuoteInputError("memory_gb", f"needs {count} GPUs", [f"at most {MAX_GPUS} GPUs"])
     return count
 
 
-def _count_for_throughput(req: ClusterRequest, spec: GpuSpec, target: float) -> int:
-    model = get_model()
+def _count_for_throughput(
+    req: ClusterRequest, spec: GpuSpec, target: float, model: ClassModel
+) -> int:
     for count in range(1, MAX_GPUS + 1):
         lay = plan_layout([spec], count, req.deployment)
         perf = performance(
@@ -275,10 +275,9 @@ def quote_cluster(
     req: ClusterRequest,
     picks: list[GpuPick],
     settings: Settings,
-    model: ClassModel | None = None,
+    model: ClassModel,
 ) -> ClusterQuote:
     """The quote for `picks` (the first is `req.gpu`); prices already resolved."""
-    model = model or get_model()
     specs = [load_catalog().by_id[p.gpu_id] for p in picks]
     counts = {p.gpu_id: p.count for p in picks}
     build = _build(req, specs, sum(counts.values()), settings)

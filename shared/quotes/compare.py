@@ -20,7 +20,7 @@ from shared.builds import constants as c
 from shared.builds.bom import LineItem
 from shared.builds.build import cloud_layout
 from shared.builds.speed import build_speedup
-from shared.perfmodel.registry import get_model
+from shared.perfmodel.classmodel import ClassModel
 from shared.quotes.build import ClusterRequest, QuoteInputError, spec_of
 from shared.quotes.models import Quote
 from shared.quotes.service import compute_cluster, store
@@ -103,7 +103,9 @@ def _per_work(total: Decimal, work: float) -> Decimal | None:
     return money(total / Decimal(str(work))) if work > 0 else None
 
 
-def _buy(session: Session, c: Candidate, req: CompareRequest, s: Settings) -> CandidateResult:
+def _buy(
+    session: Session, c: Candidate, req: CompareRequest, s: Settings, model: ClassModel
+) -> CandidateResult:
     cluster = ClusterRequest(
         gpu=c.gpu,
         count=c.count,
@@ -116,7 +118,7 @@ def _buy(session: Session, c: Candidate, req: CompareRequest, s: Settings) -> Ca
         utilization=req.utilization,
         electricity_usd_per_kwh=req.electricity_usd_per_kwh,
     )
-    quote = compute_cluster(session, cluster, s)
+    quote = compute_cluster(session, cluster, s, model)
     energy = money(Decimal(str(quote.yearly_power["usd"])) * Decimal(str(req.years)))
     total = quote.total_usd + energy
     hours = _busy_hours(req)
@@ -142,10 +144,12 @@ def _buy(session: Session, c: Candidate, req: CompareRequest, s: Settings) -> Ca
     )
 
 
-def _rent(session: Session, c: Candidate, req: CompareRequest, s: Settings) -> CandidateResult:
+def _rent(
+    session: Session, c: Candidate, req: CompareRequest, s: Settings, model: ClassModel
+) -> CandidateResult:
     spec = spec_of("candidates.gpu", c.gpu)
     found = build_speedup(
-        get_model(), [spec], cloud_layout(spec, c.count), req.task, req.precision, "infiniband"
+        model, [spec], cloud_layout(spec, c.count), req.task, req.precision, "infiniband"
     )
     if found is None:
         raise QuoteInputError("precision", f"{c.gpu} cannot run {req.precision}")
@@ -188,7 +192,9 @@ def _rent(session: Session, c: Candidate, req: CompareRequest, s: Settings) -> C
     )
 
 
-def compare(session: Session, req: CompareRequest, settings: Settings) -> CompareResult:
+def compare(
+    session: Session, req: CompareRequest, settings: Settings, model: ClassModel
+) -> CompareResult:
     if not 1 <= len(req.candidates) <= MAX_CANDIDATES:
         raise QuoteInputError("candidates", "wrong number", [f"1-{MAX_CANDIDATES} candidates"])
     results = []
@@ -199,7 +205,7 @@ def compare(session: Session, req: CompareRequest, settings: Settings) -> Compar
             raise QuoteInputError("candidates.pricing", "unknown", list(PRICINGS))
         run = _buy if candidate.acquisition == "buy" else _rent
         try:
-            results.append(run(session, candidate, req, settings))
+            results.append(run(session, candidate, req, settings, model))
         except TcoInputError as exc:
             raise QuoteInputError(f"candidates.{exc.field}", exc.message, exc.valid) from exc
     ranked = sorted(
@@ -223,9 +229,13 @@ def compare(session: Session, req: CompareRequest, settings: Settings) -> Compar
     )
 
 
-def create_compare(session: Session, req: CompareRequest, settings: Settings) -> Quote:
+def create_compare(
+    session: Session, req: CompareRequest, settings: Settings, model: ClassModel
+) -> Quote:
     """Compute and store the comparison; its total is the best candidate's."""
-    result = compare(session, req, settings)
+    result = compare(session, req, settings, model)
     best = min(result.candidates, key=lambda r: r.rank)
     ids = [c.gpu for c in req.candidates]
-    return store(session, "compare", req, result, ids, best.total_usd, None)
+    return store(
+        session, "compare", req, result, ids, best.total_usd, None, model_version=model.version
+    )

@@ -1,7 +1,6 @@
 """Worker job: recompute the stored standard quotes after their GPUs' prices changed.
 
-The lead wires the Celery task and its chaining after price events; this is the plain
-function it calls. Idempotent: a quote whose content did not change is left untouched,
+Idempotent: a quote whose content did not change is left untouched,
 and a standard quote keeps its id across recomputes.
 """
 
@@ -12,17 +11,24 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
-from shared.db import session_scope
-from shared.perfmodel.params import MODEL_VERSION
+from shared.context import Context
+from shared.events import QUEUES, TaskCall
+from shared.perfmodel.classmodel import ClassModel
 from shared.quotes.build import QuoteInputError
 from shared.quotes.models import Quote
 from shared.quotes.service import compute_cluster, dumps, prices_as_of, store
 from shared.quotes.standard import builds_using, gpu_ids_of
-from shared.settings import Settings, get_settings
+from shared.settings import Settings
+
+RECOMPUTE_QUOTES = "compute.recompute_standard_quotes"
+
+
+def quotes_call(gpu_ids: list[str] | None) -> TaskCall:
+    return TaskCall(RECOMPUTE_QUOTES, (sorted(gpu_ids) if gpu_ids else None,), QUEUES["compute"])
 
 
 def recompute_standard_quotes(
-    session: Session, gpu_ids: list[str] | None, settings: Settings
+    session: Session, gpu_ids: list[str] | None, settings: Settings, model: ClassModel
 ) -> dict[str, Any]:
     """Recompute (or create) the standard quotes using `gpu_ids`; the caller commits."""
     builds = builds_using(gpu_ids)
@@ -33,7 +39,7 @@ def recompute_standard_quotes(
     updated, unchanged, skipped = [], [], {}
     for key, req in sorted(builds.items()):
         try:
-            quote = compute_cluster(session, req, settings)
+            quote = compute_cluster(session, req, settings, model)
         except QuoteInputError as exc:
             skipped[key] = str(exc)  # e.g. no market price yet: retried on the next change
             continue
@@ -48,9 +54,10 @@ def recompute_standard_quotes(
                 quote.total_usd,
                 prices_as_of(quote.gpus),
                 key,
+                model_version=model.version,
             )
             updated.append(key)
-        elif _refresh(held, dumps(quote), quote.total_usd, prices_as_of(quote.gpus)):
+        elif _refresh(held, dumps(quote), quote.total_usd, prices_as_of(quote.gpus), model.version):
             updated.append(key)
         else:
             unchanged.append(key)
@@ -58,18 +65,20 @@ def recompute_standard_quotes(
     return {"updated": updated, "unchanged": unchanged, "skipped": skipped}
 
 
-def _refresh(held: Quote, result_json: str, total: Any, as_of: datetime | None) -> bool:
-    if held.result_json == result_json and held.model_version == MODEL_VERSION:
+def _refresh(
+    held: Quote, result_json: str, total: Any, as_of: datetime | None, version: str
+) -> bool:
+    if held.result_json == result_json and held.model_version == version:
         return False
     held.result_json = result_json
     held.total_usd = total
     held.prices_as_of = as_of
-    held.model_version = MODEL_VERSION
+    held.model_version = version
     held.updated_at = datetime.now(UTC)
     return True
 
 
-def recompute_standard_quotes_job(gpu_ids: list[str] | None) -> dict[str, Any]:
-    """Entry point for the worker: one transaction over the standard quotes of `gpu_ids`."""
-    with session_scope() as session:
-        return recompute_standard_quotes(session, gpu_ids, get_settings())
+def recompute_standard_quotes_job(ctx: Context, gpu_ids: list[str] | None) -> dict[str, Any]:
+    """One transaction over the standard quotes of `gpu_ids`."""
+    with ctx.session() as session:
+        return recompute_standard_quotes(session, gpu_ids, ctx.settings, ctx.model)

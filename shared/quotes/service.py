@@ -18,7 +18,7 @@ from typing import Any
 from sqlalchemy import ColumnElement
 from sqlmodel import Session, col, select
 
-from shared.perfmodel.params import MODEL_VERSION
+from shared.perfmodel.classmodel import ClassModel
 from shared.quotes.build import (
     ClusterQuote,
     ClusterRequest,
@@ -79,15 +79,17 @@ def pick_for(
     )
 
 
-def compute_cluster(session: Session, req: ClusterRequest, settings: Settings) -> ClusterQuote:
+def compute_cluster(
+    session: Session, req: ClusterRequest, settings: Settings, model: ClassModel
+) -> ClusterQuote:
     validate(req)
-    count = resolve_count(req, spec_of("gpu", req.gpu))
+    count = resolve_count(req, spec_of("gpu", req.gpu), model)
     picks = [pick_for(session, req.gpu, count, req.condition, settings, req.gpu_price_usd)]
     for gpu_id, extra in req.additional_gpus:
         picks.append(
             pick_for(session, gpu_id, extra, req.condition, settings, None, "additional_gpus")
         )
-    return quote_cluster(req, picks, settings)
+    return quote_cluster(req, picks, settings, model)
 
 
 def prices_as_of(picks: list[GpuPick]) -> datetime | None:
@@ -105,6 +107,8 @@ def store(
     prices_as_of: datetime | None,
     standard_key: str | None = None,
     owner_key_id: int | None = None,
+    *,
+    model_version: str,
 ) -> Quote:
     now = datetime.now(UTC)
     quote = Quote(
@@ -116,7 +120,7 @@ def store(
         request_json=dumps(request),
         result_json=dumps(result),
         total_usd=total,
-        model_version=MODEL_VERSION,
+        model_version=model_version,
         prices_as_of=prices_as_of,
         created_at=now,
         updated_at=now,
@@ -130,6 +134,7 @@ def create_cluster_quote(
     session: Session,
     req: ClusterRequest,
     settings: Settings,
+    model: ClassModel,
     standard_key: str | None = None,
     *,
     reuse_identical: bool = False,
@@ -142,7 +147,7 @@ def create_cluster_quote(
     the same result instead (a page reloaded or crawled adds no rows). `before_store` runs
     only when a new row is about to be stored, so a limit on it counts rows, not calls.
     """
-    quote = compute_cluster(session, req, settings)
+    quote = compute_cluster(session, req, settings, model)
     if reuse_identical:
         same = session.exec(
             select(Quote).where(
@@ -169,6 +174,7 @@ def create_cluster_quote(
         prices_as_of(quote.gpus),
         standard_key,
         owner_key_id,
+        model_version=model.version,
     )
 
 

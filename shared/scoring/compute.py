@@ -20,10 +20,9 @@ from shared.builds.build import plan_build
 from shared.catalog.specs import GpuSpec, load_catalog
 from shared.models import CloudOffer, PriceObservation, Score, ScoreState
 from shared.perfmodel.base import PerformanceModel, Prediction
-from shared.perfmodel.registry import get_model
 from shared.pricing.market import MarketPrice, PricePolicy, cheapest, market_price
 from shared.scoring.tasks import CLOUD_CONDITIONS, PRECISION_NAMES, SCORE_CONDITIONS, TASKS
-from shared.settings import Settings, get_settings
+from shared.settings import Settings
 from shared.sources_model import last_successes, stale_source_names
 from shared.tco.cloud import CloudPrice, Currency, cheapest_of
 
@@ -40,16 +39,14 @@ def recompute_scores(
     session: Session,
     gpu_ids: Iterable[str] | None = None,
     *,
-    model: PerformanceModel | None = None,
-    settings: Settings | None = None,
+    model: PerformanceModel,
+    settings: Settings,
     midway: Callable[[], None] | None = None,
 ) -> RecomputeResult:
     """Replace the Score rows of `gpu_ids` (all GPUs when None); the caller commits.
 
     `midway` runs between the delete and the insert (fault tests pause there).
     """
-    model = model or get_model()
-    settings = settings or get_settings()
     catalog = load_catalog()
     ids = tuple(catalog.ids if gpu_ids is None else sorted(set(gpu_ids)))
     unknown = [i for i in ids if i not in catalog.by_id]

@@ -19,8 +19,8 @@ from shared.builds.speed import build_speedup
 from shared.catalog.specs import GpuSpec, load_catalog
 from shared.errors import InputError
 from shared.models import PriceObservation
+from shared.perfmodel.classmodel import ClassModel
 from shared.perfmodel.power import power_limit
-from shared.perfmodel.registry import get_model
 from shared.perfmodel.workloads import TASK_CLASS
 from shared.pricing.market import MarketPrice
 from shared.pricing.measures import describe
@@ -98,10 +98,15 @@ def price_basis(price: MarketPrice) -> d.Basis:
 
 
 def layout_speed(
-    gpu: GpuSpec, layout: Layout, req: TcoRequest, factor: float, field_name: str = "precision"
+    model: ClassModel,
+    gpu: GpuSpec,
+    layout: Layout,
+    req: TcoRequest,
+    factor: float,
+    field_name: str = "precision",
 ) -> float:
     """Throughput of the layout's GPUs relative to one reference GPU (the build model)."""
-    found = build_speedup(get_model(), [gpu], layout, req.task, req.precision, req.network)
+    found = build_speedup(model, [gpu], layout, req.task, req.precision, req.network)
     if found is None:
         raise TcoInputError(field_name, f"{gpu.id} cannot run {req.precision}")
     return found.single.relative_throughput * found.speedup * factor
@@ -223,7 +228,12 @@ def _resale(
 
 
 def _closest_cloud_gpu(
-    session: Session, gpu: GpuSpec, req: TcoRequest, own_single: float, settings: Settings
+    session: Session,
+    gpu: GpuSpec,
+    req: TcoRequest,
+    own_single: float,
+    settings: Settings,
+    model: ClassModel,
 ) -> GpuSpec:
     currency = Currency.from_settings(settings, datetime.now(UTC))
     available = gpus_with_offers(session, req.pricing, currency)
@@ -234,7 +244,7 @@ def _closest_cloud_gpu(
         candidate = load_catalog().get(gpu_id)
         if candidate is None:
             continue
-        prediction = get_model().predict(candidate, req.task, req.precision)
+        prediction = model.predict(candidate, req.task, req.precision)
         if prediction is None:
             continue
         distance = abs(math.log(prediction.relative_throughput / own_single))
@@ -353,24 +363,26 @@ def _simple_inputs(req: TcoRequest, build: Build, out: list[Sourced]) -> dict[st
     }
 
 
-def build_report(session: Session, req: TcoRequest, settings: Settings) -> TcoReport:
+def build_report(
+    session: Session, req: TcoRequest, settings: Settings, model: ClassModel
+) -> TcoReport:
     gpu = _gpu("gpu", req.gpu)
     out: list[Sourced] = []
     watts, factor = _power(req, gpu, out)
     build = plan_build([gpu], req.count, settings, req.deployment, req.network)
-    own_speed = layout_speed(gpu, build.layout, req, factor)
-    own_single = layout_speed(gpu, plan_layout([gpu], 1, req.deployment), req, 1.0)
+    own_speed = layout_speed(model, gpu, build.layout, req, factor)
+    own_single = layout_speed(model, gpu, plan_layout([gpu], 1, req.deployment), req, 1.0)
     if req.cloud_gpu is not None:
         cloud_gpu = _gpu("cloud_gpu", req.cloud_gpu)
     else:
-        cloud_gpu = _closest_cloud_gpu(session, gpu, req, own_single, settings)
+        cloud_gpu = _closest_cloud_gpu(session, gpu, req, own_single, settings, model)
     rented = cloud_layout(cloud_gpu, req.count)
-    cloud_speed = layout_speed(cloud_gpu, rented, req, 1.0, "cloud_gpu")
+    cloud_speed = layout_speed(model, cloud_gpu, rented, req, 1.0, "cloud_gpu")
     simple = _simple_inputs(req, build, out)
     purchase, share = _purchase(session, req, gpu, build, settings, out)
     resale = _resale(session, req, gpu, float(simple["years"]), share, out)
     hourly, offer = _cloud(session, req, cloud_gpu, settings, out)
-    out.extend(_speed_notes(gpu, cloud_gpu, req, own_speed, cloud_speed))
+    out.extend(_speed_notes(model.version, gpu, cloud_gpu, req, own_speed, cloud_speed))
     inputs = TcoInputs(
         count=req.count,
         purchase_usd=money(purchase),
@@ -396,16 +408,16 @@ def build_report(session: Session, req: TcoRequest, settings: Settings) -> TcoRe
         compute_tco(inputs),
         out,
         offer,
-        get_model().version,
+        model.version,
         build.layout,
     )
 
 
 def _speed_notes(
-    gpu: GpuSpec, cloud_gpu: GpuSpec, req: TcoRequest, own: float, cloud: float
+    version: str, gpu: GpuSpec, cloud_gpu: GpuSpec, req: TcoRequest, own: float, cloud: float
 ) -> list[Sourced]:
     source = (
-        f"performance model {get_model().version}: {req.task} ({TASK_CLASS[req.task]}) "
+        f"performance model {version}: {req.task} ({TASK_CLASS[req.task]}) "
         f"{req.precision}, {req.count} GPU(s) incl. multi-GPU scaling, relative to one RTX 3090"
     )
     return [

@@ -5,7 +5,13 @@ from __future__ import annotations
 from sqlmodel import select
 
 from shared.db import session_scope
-from shared.events import Dispatcher, TaskCall, enqueue_after_commit, resend_unsent
+from shared.events import (
+    Dispatcher,
+    TaskCall,
+    bind_dispatcher,
+    enqueue_after_commit,
+    resend_unsent,
+)
 from shared.models import UnsentTask
 
 
@@ -23,10 +29,10 @@ class Broker(Dispatcher):
 CALL = TaskCall("compute.recompute_scores", (["rtx-3090"],), "compute")
 
 
-def test_a_failed_enqueue_is_parked_and_resent_when_the_broker_is_back(engine, monkeypatch):
+def test_a_failed_enqueue_is_parked_and_resent_when_the_broker_is_back(engine):
     broker = Broker()
-    monkeypatch.setattr("shared.events.get_dispatcher", lambda settings=None: broker)
     with session_scope(engine) as session:
+        bind_dispatcher(session, broker)
         enqueue_after_commit(session, CALL)
     with session_scope(engine) as session:
         [parked] = session.exec(select(UnsentTask)).all()
@@ -40,11 +46,11 @@ def test_a_failed_enqueue_is_parked_and_resent_when_the_broker_is_back(engine, m
         assert session.exec(select(UnsentTask)).all() == []
 
 
-def test_a_rolled_back_transaction_parks_and_sends_nothing(engine, monkeypatch):
+def test_a_rolled_back_transaction_parks_and_sends_nothing(engine):
     broker = Broker()
-    monkeypatch.setattr("shared.events.get_dispatcher", lambda settings=None: broker)
     try:
         with session_scope(engine) as session:
+            bind_dispatcher(session, broker)
             enqueue_after_commit(session, CALL)
             raise RuntimeError("rolled back")
     except RuntimeError:

@@ -6,6 +6,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
+from services.api.deps import ModelDep
 from services.api.errors import InvalidParameter
 from shared.builds.predict import InvalidInputError, predict_full
 from shared.catalog.aliases import resolve_alias
@@ -41,11 +42,14 @@ def model_predict(
     network: Annotated[
         str, Query(description="between machines: infiniband or ethernet")
     ] = "infiniband",
+    *,
+    model: ModelDep,
 ) -> dict[str, Any]:
     """Throughput relative to the reference GPU, with interval, basis, workload class and
     model version."""
     try:
         return predict_full(
+            model,
             resolve_alias(gpu) or gpu,
             task,
             precision,

@@ -12,7 +12,7 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query, Request, Response
 
 from services.api.auth import OptionalKey
-from services.api.deps import SessionDep, SettingsDep, VaryOnAccept
+from services.api.deps import ModelDep, SessionDep, SettingsDep, VaryOnAccept
 from services.api.quotes import service
 from services.api.quotes.schemas import ClusterIn, CompareIn, ExportFormat, QuoteList, QuoteOut
 from shared.quotes.service import bom_csv
@@ -22,21 +22,32 @@ router = APIRouter(tags=["quotes"])
 
 @router.post("/quotes/cluster", response_model=QuoteOut, status_code=201)
 def post_cluster_quote(
-    body: ClusterIn, request: Request, key: OptionalKey, session: SessionDep, settings: SettingsDep
+    body: ClusterIn,
+    request: Request,
+    key: OptionalKey,
+    session: SessionDep,
+    settings: SettingsDep,
+    model: ModelDep,
 ) -> QuoteOut:
     """Bill of materials, power, cooling, network, throughput and warnings; stored, owned
     by the API key if one is given (else anonymous: rate-limited per client, unlisted)."""
     made_by = service.maker(request, key, settings)
-    return service.create_cluster(session, body, settings, made_by)
+    return service.create_cluster(session, body, settings, model, made_by)
 
 
 @router.post("/quotes/compare", response_model=QuoteOut, status_code=201)
 def post_compare(
-    body: CompareIn, request: Request, key: OptionalKey, session: SessionDep, settings: SettingsDep
+    body: CompareIn,
+    request: Request,
+    key: OptionalKey,
+    session: SessionDep,
+    settings: SettingsDep,
+    model: ModelDep,
 ) -> QuoteOut:
     """Candidate builds (bought or rented) by total cost, throughput and cost per work;
     stored and owned like POST /quotes/cluster."""
-    return service.create_comparison(session, body, settings, service.maker(request, key, settings))
+    made_by = service.maker(request, key, settings)
+    return service.create_comparison(session, body, settings, model, made_by)
 
 
 @router.get("/quotes", response_model=QuoteList)

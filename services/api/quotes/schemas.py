@@ -8,10 +8,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from services.api.builds.schemas import Deployment, Network
 from services.api.recommend.schemas import Condition, Precision, Task
 
-Deployment = Literal["workstation", "datacenter"]
-Network = Literal["infiniband", "ethernet"]
 Acquisition = Literal["buy", "rent"]
 Pricing = Literal["on-demand", "spot"]
 ExportFormat = Literal["json", "csv"]
@@ -36,7 +35,8 @@ class ClusterIn(BaseModel):
     memory_gb: float | None = Field(default=None, gt=0, le=100_000, description="total GPU GB")
     task: Task = "cv"
     precision: Precision = "fp16"
-    deployment: Deployment = "workstation"
+    # "auto": the same layout rule as /recommend, /tco and /model/predict (see `layout`).
+    deployment: Deployment = "auto"
     budget_usd: Decimal | None = Field(default=None, gt=0)
     allow_geforce: bool = Field(default=False, description="GeForce licence exemption held")
     power_limit_w: float | None = Field(default=None, gt=0, le=2000)
@@ -57,7 +57,8 @@ class CandidateIn(BaseModel):
     acquisition: Acquisition = "buy"
     label: str | None = Field(default=None, max_length=128)
     condition: Condition = "any"
-    deployment: Deployment = "workstation"
+    # "auto": the same layout rule as /recommend, /tco and /model/predict (see `layout`).
+    deployment: Deployment = "auto"
     pricing: Pricing = "on-demand"
     allow_geforce: bool = False
     gpu_price_usd: Decimal | None = Field(default=None, gt=0)

@@ -19,6 +19,7 @@ from services.api.ratelimit import RateLimiter
 from shared.alerts.models import ApiKey
 from shared.catalog.aliases import resolve_alias
 from shared.catalog.specs import load_catalog
+from shared.perfmodel.classmodel import ClassModel
 from shared.quotes import service as quotes
 from shared.quotes.build import ClusterRequest
 from shared.quotes.compare import Candidate, CompareRequest, create_compare
@@ -113,6 +114,7 @@ def create_cluster(
     session: Session,
     body: ClusterIn,
     settings: Settings,
+    model: ClassModel,
     made_by: Maker,
     *,
     reuse_identical: bool = False,
@@ -122,6 +124,7 @@ def create_cluster(
         session,
         request,
         settings,
+        model,
         reuse_identical=reuse_identical,
         owner_key_id=made_by.key_id,
         before_store=made_by.admit,
@@ -130,9 +133,9 @@ def create_cluster(
 
 
 def create_comparison(
-    session: Session, body: CompareIn, settings: Settings, made_by: Maker
+    session: Session, body: CompareIn, settings: Settings, model: ClassModel, made_by: Maker
 ) -> QuoteOut:
-    quote = create_compare(session, compare_request(body), settings)
+    quote = create_compare(session, compare_request(body), settings, model)
     # create_compare computes and stores in one go: an anonymous client over its limit
     # raises here and the request's transaction rolls the row back.
     if made_by.admit is not None:

@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request, Response
 
 from services.api.builds.schemas import Deployment, Network
-from services.api.deps import SessionDep, SettingsDep
+from services.api.deps import ModelDep, SessionDep, SettingsDep
 from services.api.errors import InvalidParameter
 from services.api.recommend.llm import default_weights, llm_memory_estimate
 from services.api.recommend.schemas import (
@@ -36,6 +36,7 @@ def get_recommendation(
     request: Request,
     session: SessionDep,
     settings: SettingsDep,
+    model: ModelDep,
     task: Annotated[Task, Query(description="workload; sets the default minimum memory")],
     memory_gb: Annotated[
         float | None,
@@ -113,6 +114,6 @@ def get_recommendation(
     )
     cache: ScoreCache = request.app.state.score_cache
     responses: ResponseCache = request.app.state.response_cache
-    body = recommend_json(session, cache, responses, query, settings)
+    body = recommend_json(session, cache, responses, query, settings, model)
     # Pre-serialized (and often cached) JSON; response_model documents its shape.
     return Response(content=body, media_type="application/json")

@@ -35,7 +35,7 @@ from shared.builds.layout import Layout
 from shared.builds.speed import build_speedup
 from shared.catalog.specs import GpuSpec, load_catalog
 from shared.models import Score, ScoreState
-from shared.perfmodel.registry import get_model
+from shared.perfmodel.classmodel import ClassModel
 from shared.perfmodel.workloads import LlmWorkload
 from shared.pricing.market import age_days
 from shared.pricing.measures import describe
@@ -122,12 +122,13 @@ def recommend_json(
     responses: ResponseCache,
     query: RecommendQuery,
     settings: Settings,
+    model: ClassModel,
 ) -> bytes:
     state = session.get(ScoreState, 1)
     key = (state.revision if state else None, query.model_dump_json())
     body = responses.get(key)
     if body is None:
-        body = recommend(session, cache, query, settings, state).model_dump_json().encode()
+        body = recommend(session, cache, query, settings, model, state).model_dump_json().encode()
         responses.put(key, body)
     return body
 
@@ -137,6 +138,7 @@ def recommend(
     cache: ScoreCache,
     query: RecommendQuery,
     settings: Settings,
+    model: ClassModel,
     state: ScoreState | None = None,
 ) -> RecommendResponse:
     state = state or session.get(ScoreState, 1)
@@ -146,12 +148,15 @@ def recommend(
     history_before = now - timedelta(days=settings.price_stale_days)
     eligible = [r for r in rows if _eligible(r, query, history_before)]
     # One model call per GPU and request; GPUs that cannot run the query drop out.
-    speeds = {r.spec.id: _speed(r, query, settings) for r in eligible}
+    speeds = {r.spec.id: _speed(r, query, settings, model) for r in eligible}
     candidates = [(r, speed) for r in eligible if (speed := speeds[r.spec.id]) is not None]
     # Rank on the cheap numbers first; only the returned rows get caveats and text.
     ranked = sorted(candidates, key=lambda c: _sort_key(c[0], c[1], query, settings))[: query.limit]
     quotes = _best_quotes(session, [r for r, _ in ranked], query, settings, now)
-    results = [_result(r, sp, query, settings, now, quotes.get(r.spec.id)) for r, sp in ranked]
+    results = [
+        _result(r, sp, query, settings, now, quotes.get(r.spec.id), model.reference_gpu)
+        for r, sp in ranked
+    ]
     for rank, result in enumerate(results, start=1):
         result.rank = rank
     return RecommendResponse(
@@ -197,7 +202,9 @@ class Speed:
     build: Build | None
 
 
-def _speed(row: Ranked, query: RecommendQuery, settings: Settings) -> Speed | None:
+def _speed(
+    row: Ranked, query: RecommendQuery, settings: Settings, model: ClassModel
+) -> Speed | None:
     """None if the GPU cannot run the query's weight format. Without an LLM the stored
     score (the task's default workload) is used. Bought builds are laid out by the one
     build model; rented GPUs come in cloud servers of 8."""
@@ -209,7 +216,7 @@ def _speed(row: Ranked, query: RecommendQuery, settings: Settings) -> Speed | No
         layout = build.layout
     llm = request_llm(query)
     found = build_speedup(
-        get_model(), [row.spec], layout, query.task, query.precision, query.network, llm
+        model, [row.spec], layout, query.task, query.precision, query.network, llm
     )
     if found is None:
         return None
@@ -292,6 +299,7 @@ def _result(
     settings: Settings,
     now: datetime,
     quote: QuoteOut | None,
+    reference_gpu: str,
 ) -> RecommendResult:
     spec, score = row.spec, row.score
     performance, system, total = _build(row, speed, query)
@@ -315,7 +323,7 @@ def _result(
                 round(score.interval_high * scale, 4),
             ),
             basis=score.basis,
-            reference_gpu=get_model().reference_gpu,
+            reference_gpu=reference_gpu,
             multi_gpu_speedup=round(speed.speedup, 3),
         ),
         price=price,

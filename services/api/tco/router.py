@@ -8,7 +8,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from services.api.builds.schemas import Deployment, Network
-from services.api.deps import SessionDep, SettingsDep, VaryOnAccept
+from services.api.deps import ModelDep, SessionDep, SettingsDep, VaryOnAccept
 from services.api.errors import InvalidParameter
 from services.api.recommend.schemas import Condition, Precision, Task
 from services.api.tco import service
@@ -31,6 +31,7 @@ def resolve_gpu(field: str, text: str) -> str:
 def get_tco(
     session: SessionDep,
     settings: SettingsDep,
+    model: ModelDep,
     gpu: Annotated[str, Query(description="GPU to own (id or name)")],
     count: Annotated[int, Query(ge=1, le=512)] = 1,
     cloud_gpu: Annotated[
@@ -82,4 +83,4 @@ def get_tco(
         spot_interruption_overhead=spot_interruption_overhead,
         carbon_kg_per_kwh=carbon_kg_per_kwh,
     )
-    return service.tco(session, request, settings)
+    return service.tco(session, request, settings, model)

@@ -16,6 +16,7 @@ from services.api.tco.schemas import (
     SourcedOut,
     TcoResponse,
 )
+from shared.perfmodel.classmodel import ClassModel
 from shared.settings import Settings
 from shared.tco import model
 from shared.tco.defaults import Sourced
@@ -28,9 +29,11 @@ WORK_HOUR = (
 METHOD = "docs/tco_and_quotes.md; formulas in shared/tco/model.py"
 
 
-def tco(session: Session, request: TcoRequest, settings: Settings) -> TcoResponse:
+def tco(
+    session: Session, request: TcoRequest, settings: Settings, perf_model: ClassModel
+) -> TcoResponse:
     validate_request(request)
-    return _response(build_report(session, request, settings))
+    return _response(build_report(session, request, settings, perf_model))
 
 
 def _offer(report: TcoReport) -> CloudOfferOut | None:

@@ -24,7 +24,7 @@ from starlette.types import Scope
 
 from services.api.auth import OptionalKey
 from services.api.charts.service import resolve_gpu
-from services.api.deps import SessionDep, SettingsDep
+from services.api.deps import ModelDep, SessionDep, SettingsDep
 from services.api.quotes import service as quotes_api
 from services.api.recommend.router import get_recommendation
 from services.api.tco.router import get_tco
@@ -168,7 +168,9 @@ router.add_api_route(
 )
 
 
-def gpu_page(gpu_id: str, session: SessionDep, settings: SettingsDep) -> HTMLResponse:
+def gpu_page(
+    gpu_id: str, session: SessionDep, settings: SettingsDep, model: ModelDep
+) -> HTMLResponse:
     """Specs, provenance, price history, cloud offers and the model's predictions."""
     try:
         spec = resolve_gpu(gpu_id, field="gpu_id")
@@ -176,7 +178,7 @@ def gpu_page(gpu_id: str, session: SessionDep, settings: SettingsDep) -> HTMLRes
         raise HTTPException(
             404, {"message": f"unknown GPU {gpu_id!r}; see /gpus for the catalog"}
         ) from exc
-    view = service.gpu_view(session, spec, settings)
+    view = service.gpu_view(session, spec, settings, model)
     return HTMLResponse(
         service.render("gpu.html", view=view, spec_value=service.spec_value, title=spec.name)
     )
@@ -240,7 +242,11 @@ class QuotesPageRoute(HtmlPageRoute):
 
 
 def quotes_page(
-    request: Request, key: OptionalKey, session: SessionDep, settings: SettingsDep
+    request: Request,
+    key: OptionalKey,
+    session: SessionDep,
+    settings: SettingsDep,
+    model: ModelDep,
 ) -> HTMLResponse:
     """The quote form, the quote it builds and the standard builds.
 
@@ -260,7 +266,7 @@ def quotes_page(
         made_by = quotes_api.maker(request, key, settings)
         try:
             created = quotes_api.create_cluster(
-                session, body, settings, made_by, reuse_identical=True
+                session, body, settings, model, made_by, reuse_identical=True
             )
         except HTTPException as exc:
             if exc.status_code != 429:

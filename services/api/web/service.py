@@ -27,6 +27,7 @@ from services.api.tco.schemas import TcoResponse
 from services.api.web import svg
 from shared.builds.predict import InvalidInputError, predict_full
 from shared.catalog.specs import GpuSpec, load_catalog
+from shared.perfmodel.classmodel import ClassModel
 from shared.scoring.tasks import PRECISION_NAMES, TASKS
 from shared.settings import Settings
 
@@ -256,7 +257,7 @@ class GpuView:
     key_specs: list[tuple[str, str]] = field(default_factory=list)
 
 
-def _predictions(gpu_id: str) -> tuple[list[TaskPredictions], str, str]:
+def _predictions(model: ClassModel, gpu_id: str) -> tuple[list[TaskPredictions], str, str]:
     """The model per task and precision; tasks of one family share the family's numbers."""
     by_family: dict[str, dict[str, Prediction | None]] = {}
     version, reference = "", ""
@@ -264,7 +265,7 @@ def _predictions(gpu_id: str) -> tuple[list[TaskPredictions], str, str]:
         row: dict[str, Prediction | None] = {}
         for precision in PRECISION_NAMES:
             try:
-                answer = predict_full(gpu_id, family, precision)
+                answer = predict_full(model, gpu_id, family, precision)
             except InvalidInputError:
                 row[precision] = None  # the GPU cannot run this precision
                 continue
@@ -290,10 +291,10 @@ def _key_specs(spec: GpuSpec) -> list[tuple[str, str]]:
     return specs
 
 
-def gpu_view(session: Session, spec: GpuSpec, settings: Settings) -> GpuView:
+def gpu_view(session: Session, spec: GpuSpec, settings: Settings, model: ClassModel) -> GpuView:
     detail = gpus_service.detail(session, spec, settings)
     series = data.price_series(observations(session, spec.id))
-    predictions, version, reference = _predictions(spec.id)
+    predictions, version, reference = _predictions(model, spec.id)
     groups: dict[str, list[CloudPrice]] = defaultdict(list)
     for offer in detail.cloud:  # already sorted by pricing, then price
         groups[offer.pricing].append(offer)
@@ -378,7 +379,11 @@ QUOTE_FIELDS = (
 )
 DEFAULT_QUOTE_GPU = "rtx-3090"
 # Keys: the API's Deployment and Network values (a test keeps them in step).
-DEPLOYMENT_LABELS = {"workstation": "Workstation", "datacenter": "Datacenter"}
+DEPLOYMENT_LABELS = {
+    "auto": "Auto (as /recommend)",
+    "workstation": "Workstation",
+    "datacenter": "Datacenter",
+}
 NETWORK_LABELS = {"infiniband": "InfiniBand", "ethernet": "10 GbE"}
 STANDARD_QUOTES_SHOWN = 100  # GET /quotes's largest page; there are far fewer standard builds
 TRUE_TEXTS = ("true", "1", "on", "yes")

@@ -11,10 +11,9 @@ from fastapi.testclient import TestClient
 
 from services.api.app import create_app
 from shared.db import make_engine, migrate, session_scope
-from shared.scoring.compute import recompute_scores
 from shared.seed import seed_catalog
 from tests.conftest import _drop_postgres_database, make_settings, new_database
-from tests.factories import make_observation
+from tests.factories import make_observation, recompute
 
 NOW = datetime(2026, 11, 1, tzinfo=UTC)
 # gpu id, condition, usd, kind
@@ -43,7 +42,7 @@ def _load_market(url: str) -> None:
                 )
             )
         session.flush()
-        recompute_scores(session)
+        recompute(session)
     engine.dispose()
 
 

@@ -13,8 +13,7 @@ from standardwebhooks.webhooks import Webhook
 
 from services.api.app import create_app
 from shared.alerts.keys import create_key, revoke_key
-from shared.db import get_engine, make_engine, migrate, session_scope
-from shared.events import _dispatcher_for
+from shared.db import make_engine, migrate, session_scope
 from shared.seed import seed_catalog
 from shared.settings import get_settings
 from tests.conftest import _drop_postgres_database, new_database
@@ -36,8 +35,6 @@ def alerts_db(backend, tmp_path_factory) -> Iterator[str]:
 
 def _reset_caches() -> None:
     get_settings.cache_clear()
-    get_engine.cache_clear()
-    _dispatcher_for.cache_clear()
 
 
 @pytest.fixture

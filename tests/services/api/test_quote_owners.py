@@ -20,7 +20,8 @@ from services.api.app import create_app
 from services.api.ratelimit import RateLimiter
 from services.cli.quotes import app as quotes_app
 from shared.alerts.keys import create_key
-from shared.db import alembic_config, get_engine, make_engine, migrate, session_scope
+from shared.db import alembic_config, make_engine, migrate, session_scope
+from shared.perfmodel.registry import get_model
 from shared.quotes.jobs import recompute_standard_quotes
 from shared.quotes.models import Quote
 from shared.quotes.service import list_quotes, list_visible_quotes, owner_label
@@ -137,7 +138,7 @@ def test_standard_quotes_are_listed_for_everyone(make_client: MakeClient, owners
     settings = client.app.state.settings  # type: ignore[attr-defined]
     engine = make_engine(owners_db)
     with session_scope(engine) as session:
-        recompute_standard_quotes(session, None, settings)
+        recompute_standard_quotes(session, None, settings, get_model())
         standard = {
             q.id for q in session.exec(select(Quote).where(col(Quote.standard_key).is_not(None)))
         }
@@ -264,17 +265,15 @@ def test_the_cli_lists_every_quote_with_its_owner(
     engine = make_engine(owners_db)
     settings = client.app.state.settings  # type: ignore[attr-defined]
     with session_scope(engine) as session:
-        recompute_standard_quotes(session, None, settings)
+        recompute_standard_quotes(session, None, settings, get_model())
     engine.dispose()
     monkeypatch.setenv("GPU_ADVISOR_DATABASE_URL", owners_db)
     monkeypatch.setenv("GPU_ADVISOR_DATA_DIR", str(tmp_path))
     get_settings.cache_clear()
-    get_engine.cache_clear()
     try:
         ran = CliRunner().invoke(quotes_app, ["list", "--limit", "100"])
         standard = CliRunner().invoke(quotes_app, ["list", "--standard", "--limit", "100"])
     finally:
-        get_engine.cache_clear()
         get_settings.cache_clear()
     assert ran.exit_code == 0, ran.output
     rows = {line.split("  ")[0]: line.split("  ") for line in ran.output.splitlines()}

@@ -122,7 +122,7 @@ def test_standard_quotes_are_listed_after_the_recompute(
     settings: Settings = tco_client.app.state.settings  # type: ignore[attr-defined]
     engine = make_engine(settings.sqlalchemy_url)
     with session_scope(engine) as session:
-        recompute_standard_quotes(session, None, settings)
+        recompute_standard_quotes(session, None, settings, tco_client.app.state.model)  # type: ignore[attr-defined]
     engine.dispose()
     listed = tco_client.get("/quotes", params={"standard": "true"}).json()["items"]
     keys = [q["standard_key"] for q in listed]

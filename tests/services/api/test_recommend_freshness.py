@@ -4,10 +4,9 @@ from fastapi.testclient import TestClient
 
 from services.api.app import create_app
 from shared.db import make_engine, migrate, session_scope
-from shared.scoring.compute import recompute_scores
 from shared.seed import seed_catalog
 from tests.conftest import _drop_postgres_database, make_settings, new_database
-from tests.factories import make_observation
+from tests.factories import make_observation, recompute
 
 
 def _add_price_and_recompute(url: str, usd: str, day: int) -> None:
@@ -17,7 +16,7 @@ def _add_price_and_recompute(url: str, usd: str, day: int) -> None:
         observed = datetime(2026, 11, day, tzinfo=UTC)
         session.add(make_observation(gpu_id="rtx-3090", usd=usd, observed_at=observed))
         session.flush()
-        recompute_scores(session, ["rtx-3090"])
+        recompute(session, ["rtx-3090"])
     engine.dispose()
 
 

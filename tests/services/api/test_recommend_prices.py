@@ -14,14 +14,12 @@ from fastapi.testclient import TestClient
 
 from services.api.app import create_app
 from shared.alerts.keys import create_key
-from shared.db import get_engine, make_engine, migrate, session_scope
-from shared.events import _dispatcher_for
+from shared.db import make_engine, migrate, session_scope
 from shared.models import CloudOffer
-from shared.scoring.compute import recompute_scores
 from shared.seed import seed_catalog
 from shared.settings import get_settings
 from tests.conftest import _drop_postgres_database, new_database
-from tests.factories import make_observation
+from tests.factories import make_observation, recompute
 
 TODAY = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
 
@@ -75,7 +73,7 @@ def db(backend: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         seed_catalog(session)
         session.add_all(_market())
         session.flush()
-        recompute_scores(session)
+        recompute(session)
     engine.dispose()
     yield url
     if pg_name:
@@ -94,12 +92,10 @@ def client(db: str, monkeypatch: pytest.MonkeyPatch, tmp_path) -> Iterator[TestC
     }
     for name, value in env.items():
         monkeypatch.setenv(name, value)
-    for cache in (get_settings, get_engine, _dispatcher_for):
-        cache.cache_clear()
+    get_settings.cache_clear()
     with TestClient(create_app(get_settings())) as test_client:
         yield test_client
-    for cache in (get_settings, get_engine, _dispatcher_for):
-        cache.cache_clear()
+    get_settings.cache_clear()
 
 
 def _results(client: TestClient, **params: Any) -> dict[str, dict[str, Any]]:
@@ -170,7 +166,7 @@ def test_health_reports_price_freshness_per_condition(client, db):
         )
         session.add(new_price)
         session.flush()
-        recompute_scores(session, ["rtx-5090"])
+        recompute(session, ["rtx-5090"])
     engine.dispose()
     again = client.get("/health").json()["prices"]["new"]
     assert again["stale"] is False and again["newest_at"].startswith(

@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from shared.db import make_engine, migrate
+from shared.db import migrate
+from shared.runtime import close_context, open_context
 from tests.conftest import _drop_postgres_database, new_database
 from tests.conftest import make_settings as make_app_settings
 from tests.services.scraper.fixture_server import FixtureServer
@@ -34,14 +35,13 @@ def scrape_env(
     recomputes that run inline after each commit against this database."""
     url, pg_name = new_database(backend, tmp_path)
     migrate(url)
-    engine = make_engine(url)
-    # The recompute job opens its own session on the default engine: point it here.
-    monkeypatch.setattr("shared.db.get_engine", lambda: engine)
     route_all(server)
     settings = make_app_settings(url, tmp_path, inprocess_mode="eager", load_bundled_data=False)
+    # Recomputes the scrape enqueues run inline, on this context's database.
+    ctx = open_context(settings)
     try:
-        yield ScrapeEnv(server, engine, settings, clock, scraper_settings(server))
+        yield ScrapeEnv(server, ctx, clock, scraper_settings(server))
     finally:
-        engine.dispose()
+        close_context(ctx)
         if pg_name:
             _drop_postgres_database(pg_name)

@@ -14,6 +14,7 @@ from sqlmodel import Session, select
 from services.scraper.fetch import Fetcher
 from services.scraper.runner import RunReport, run_sources
 from services.scraper.settings import ScraperSettings
+from shared.context import Context
 from shared.models import PriceObservation
 from shared.settings import Settings
 from tests.services.scraper.fixture_server import (
@@ -99,11 +100,18 @@ def scraper_settings(server: FixtureServer, **overrides: object) -> ScraperSetti
 @dataclass
 class ScrapeEnv:
     server: FixtureServer
-    engine: Engine
-    settings: Settings
+    ctx: Context
     clock: FakeClock
     scraper: ScraperSettings
     now: datetime = RUN_AT
+
+    @property
+    def engine(self) -> Engine:
+        return self.ctx.engine
+
+    @property
+    def settings(self) -> Settings:
+        return self.ctx.settings
 
     def fetcher(self, settings: ScraperSettings) -> Fetcher:
         clock = self.clock
@@ -120,8 +128,7 @@ class ScrapeEnv:
         scraper = self.scraper.model_copy(update=overrides) if overrides else self.scraper
         return run_sources(
             sources or ALL_SOURCES,
-            engine=self.engine,
-            settings=self.settings,
+            ctx=self.ctx,
             scraper_settings=scraper,
             dry_run=dry_run,
             now=lambda: self.now,

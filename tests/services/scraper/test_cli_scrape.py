@@ -20,8 +20,7 @@ def test_run_scrape_prints_a_summary_table(scrape_env: ScrapeEnv) -> None:
     reports = scrape_cli.run_scrape(
         ["ebay", "vast"],
         dry_run=False,
-        engine=scrape_env.engine,
-        settings=scrape_env.settings,
+        ctx=scrape_env.ctx,
         scraper_settings=scrape_env.scraper,
         console=Console(file=out, width=200),
         fetcher_factory=scrape_env.fetcher,
@@ -34,7 +33,7 @@ def test_run_scrape_prints_a_summary_table(scrape_env: ScrapeEnv) -> None:
 
 
 def test_scrape_command(scrape_env: ScrapeEnv, monkeypatch) -> None:
-    monkeypatch.setattr(scrape_cli, "get_settings", lambda: scrape_env.settings)
+    monkeypatch.setattr("services.cli.context.get_settings", lambda: scrape_env.settings)
     monkeypatch.setattr(scrape_cli, "get_scraper_settings", lambda: scrape_env.scraper)
     app = typer.Typer()
     app.command()(scrape_cli.scrape)

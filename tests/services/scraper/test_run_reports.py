@@ -10,9 +10,7 @@ from tests.services.scraper.scrape_env import ScrapeEnv
 def test_a_cloud_scrape_enqueues_the_recompute_of_its_gpus(scrape_env: ScrapeEnv, monkeypatch):
     """Rentals are ranked (condition=cloud); alert evaluation follows the recompute."""
     calls: list[TaskCall] = []
-    monkeypatch.setattr(
-        runner, "enqueue_after_commit", lambda session, call, settings: calls.append(call)
-    )
+    monkeypatch.setattr(runner, "enqueue_after_commit", lambda session, call: calls.append(call))
     [report] = scrape_env.run(["vast"])
     assert report.cloud_offers > 0
     [call] = calls

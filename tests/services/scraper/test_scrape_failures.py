@@ -128,10 +128,8 @@ def test_stale_after_two_intervals_and_fresh_again_after_a_success(
     scrape_env.run(["vast"])  # interval: 1 hour
 
     def sweep_at(hours: float) -> list[str]:
-        with Session(scrape_env.engine) as session:
-            changed = sweep(session, RUN_AT + timedelta(hours=hours), scrape_env.settings)
-            session.commit()
-        return changed
+        with scrape_env.ctx.session() as session:
+            return sweep(session, RUN_AT + timedelta(hours=hours))
 
     assert sweep_at(1.9) == []
     assert sweep_at(2.1) == ["vast"]

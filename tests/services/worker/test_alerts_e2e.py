@@ -20,6 +20,7 @@ from services.scraper.runner import run_sources
 from shared.alerts.keys import create_key
 from shared.alerts.models import Alert, AlertEvent
 from shared.db import make_engine, migrate, session_scope
+from shared.runtime import open_context
 from shared.seed import seed_catalog
 from shared.settings import Settings
 from tests.conftest import _create_postgres_database, _drop_postgres_database
@@ -103,10 +104,10 @@ def scrape_ebay(stack: dict[str, Any], server: FixtureServer) -> None:
     settings = Settings(
         database_url=stack["url"], broker_url=stack["env"]["GPU_ADVISOR_BROKER_URL"]
     )
+    # The scrape sends its recompute to the stack's broker, as the scraper worker would.
     [report] = run_sources(
         ["ebay"],
-        engine=stack["engine"],
-        settings=settings,
+        ctx=open_context(settings, stack["engine"]),
         scraper_settings=scraper_settings(server),
     )
     assert report.stored > 0, report.summary_json()

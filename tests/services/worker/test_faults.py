@@ -12,10 +12,14 @@ from celery import Celery
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
-from shared.bootstrap import prepare_database
 from shared.db import make_engine
 from shared.events import QUEUES, RECOMPUTE_SCORES
-from tests.conftest import _create_postgres_database, _drop_postgres_database, make_settings
+from tests.conftest import (
+    _create_postgres_database,
+    _drop_postgres_database,
+    make_settings,
+    prepare,
+)
 from tests.processes import RedisServer, Service, free_port, run_once, wait_for
 
 pytestmark = pytest.mark.slow
@@ -26,7 +30,7 @@ VISIBILITY_S = 5
 def database(tmp_path: Path) -> Iterator[tuple[str, Engine]]:
     url, name = _create_postgres_database()
     engine = make_engine(url)
-    prepare_database(engine, make_settings(url, tmp_path))
+    prepare(engine, make_settings(url, tmp_path))
     yield url, engine
     engine.dispose()
     _drop_postgres_database(name)

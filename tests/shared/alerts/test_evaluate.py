@@ -12,9 +12,8 @@ from shared.alerts.models import Alert, AlertEvent
 from shared.alerts.triggers import parse_trigger
 from shared.db import session_scope
 from shared.models import CloudOffer
-from shared.scoring.compute import recompute_scores
 from shared.sources_model import SourceStatus
-from tests.factories import make_observation
+from tests.factories import make_observation, plain_settings, recompute
 from tests.shared.alerts.conftest import T0, make_alert
 
 URL = "http://127.0.0.1:9/hook"
@@ -28,7 +27,9 @@ def add(engine, *rows):
 
 def step(engine, gpu_ids=None, now=T0):
     with session_scope(engine) as session:
-        return [json.loads(e.payload) for e in evaluate_alerts(session, gpu_ids, now)]
+        return [
+            json.loads(e.payload) for e in evaluate_alerts(session, plain_settings(), gpu_ids, now)
+        ]
 
 
 def alert_state(engine, alert_id="alr_test"):
@@ -115,11 +116,11 @@ def test_perf_per_dollar_above_reads_the_scores(db):
     make_alert(db, URL, trigger)
     add(db, price("5000", at=T0 - timedelta(days=10)))
     with session_scope(db) as session:
-        recompute_scores(session)
+        recompute(session)
     assert step(db) == []
     add(db, price("400", at=T0 + timedelta(hours=1), listing_id="cheap"))
     with session_scope(db) as session:
-        recompute_scores(session)
+        recompute(session)
     [event] = step(db, now=T0 + timedelta(hours=1))
     assert event["data"]["gpu_id"] == "rtx-3090" and event["data"]["perf_per_1000_usd"] > 0.5
 

@@ -10,6 +10,7 @@ from shared.catalog.aliases import resolve_alias
 from shared.catalog.specs import PRECISION_COLUMNS, read_catalog_rows
 from shared.matching.titles import match_title
 from shared.perfmodel.base import TASK_FAMILIES
+from shared.perfmodel.registry import get_model
 
 VENDORS = {"NVIDIA", "AMD"}
 SEGMENTS = {"consumer", "workstation", "datacenter"}
@@ -116,7 +117,7 @@ def test_new_gpus_get_a_prediction_at_fp16_and_fp8(model, catalog, gpu_id):
         assert (fp8 is not None) == NEW_GPUS[gpu_id][4]
         if fp8 is not None:
             assert fp8.relative_throughput > fp16.relative_throughput
-    full = predict_full(gpu_id, "nlp", "fp8", count=8)
+    full = predict_full(get_model(), gpu_id, "nlp", "fp8", count=8)
     assert full["relative_throughput"] > full["single_gpu_relative_throughput"] > 0
 
 

@@ -7,6 +7,7 @@ from typer.testing import CliRunner
 
 from services.cli.model import app
 from shared.builds.predict import InvalidInputError, predict_full
+from shared.perfmodel.registry import get_model
 
 runner = CliRunner()
 
@@ -57,10 +58,10 @@ def test_bad_input_exits_2_naming_valid_values(args, named):
 
 def test_predict_full_errors_name_the_field():
     with pytest.raises(InvalidInputError) as info:
-        predict_full("rtx-4090", "cv", "fp16", workload="bert_large")
+        predict_full(get_model(), "rtx-4090", "cv", "fp16", workload="bert_large")
     assert info.value.field == "workload" and "resnet50" in info.value.valid
     with pytest.raises(InvalidInputError) as info:
-        predict_full("rtx-4090", "cv", "fp16", power_limit_w=10)
+        predict_full(get_model(), "rtx-4090", "cv", "fp16", power_limit_w=10)
     assert info.value.field == "power_limit_w"
 
 

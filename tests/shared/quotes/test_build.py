@@ -29,7 +29,7 @@ def pick(gpu_id: str, count: int, usd: str = "1000") -> GpuPick:
 def quote(**overrides: object) -> ClusterQuote:
     req = ClusterRequest(**{"gpu": "rtx-3090", "count": 4, **overrides})  # type: ignore[arg-type]
     picks = [pick(req.gpu, req.count or 1), *(pick(g, n) for g, n in req.additional_gpus)]
-    return quote_cluster(req, picks, SETTINGS)
+    return quote_cluster(req, picks, SETTINGS, get_model())
 
 
 def test_4x_rtx_3090_workstation_flags_psu_outlet_cooling_and_proposes_a_power_limit() -> None:
@@ -138,9 +138,9 @@ def test_budget_and_perf_per_dollar() -> None:
 
 def test_count_from_targets() -> None:
     spec = load_catalog().by_id["rtx-a6000"]
-    assert resolve_count(ClusterRequest(gpu="rtx-a6000", memory_gb=200), spec) == 5
+    assert resolve_count(ClusterRequest(gpu="rtx-a6000", memory_gb=200), spec, get_model()) == 5
     target = ClusterRequest(gpu="rtx-a6000", target_relative_throughput=3)
-    count = resolve_count(target, spec)
+    count = resolve_count(target, spec, get_model())
     assert quote(gpu="rtx-a6000", count=count).performance.relative_throughput >= 3
     assert quote(gpu="rtx-a6000", count=count - 1).performance.relative_throughput < 3
 

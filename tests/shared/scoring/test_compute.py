@@ -5,9 +5,8 @@ from sqlmodel import select
 
 from shared.models import Score, ScoreState
 from shared.perfmodel.registry import get_model
-from shared.scoring.compute import recompute_scores
 from shared.seed import seed_catalog
-from tests.factories import make_observation
+from tests.factories import make_observation, recompute
 
 
 def snapshot(session):
@@ -35,20 +34,20 @@ def market(session):
 
 
 def test_running_twice_leaves_the_same_rows(market):
-    first = recompute_scores(market)
+    first = recompute(market)
     rows = snapshot(market)
-    second = recompute_scores(market)
+    second = recompute(market)
     assert snapshot(market) == rows
     assert second.revision == first.revision + 1
     assert {r[0] for r in rows} == {"rtx-3090", "rtx-4090", "gtx-1080-ti"}
 
 
 def test_a_partial_recompute_touches_only_its_gpus(market):
-    recompute_scores(market)
+    recompute(market)
     market.add(make_observation(gpu_id="rtx-4090", usd="1000", listing_id="cheaper"))
     market.flush()
     before = {r for r in snapshot(market) if r[0] != "rtx-4090"}
-    recompute_scores(market, ["rtx-4090"])
+    recompute(market, ["rtx-4090"])
     after = snapshot(market)
     assert {r for r in after if r[0] != "rtx-4090"} == before
     prices = {r[5] for r in after if r[0] == "rtx-4090" and r[3] == "used"}
@@ -56,7 +55,7 @@ def test_a_partial_recompute_touches_only_its_gpus(market):
 
 
 def test_every_task_precision_and_condition_is_scored_where_supported(market):
-    recompute_scores(market)
+    recompute(market)
     rows = snapshot(market)
     rtx_3090 = {(r[1], r[2], r[3]) for r in rows if r[0] == "rtx-3090"}
     assert ("cv", "fp16", "used") in rtx_3090 and ("cv", "fp16", "any") in rtx_3090
@@ -65,7 +64,7 @@ def test_every_task_precision_and_condition_is_scored_where_supported(market):
 
 
 def test_a_model_version_change_recomputes_every_gpu(market):
-    recompute_scores(market, ["rtx-3090"])
+    recompute(market, ["rtx-3090"])
     assert {r[0] for r in snapshot(market)} == {"rtx-3090"}
     model = get_model()
 
@@ -77,7 +76,7 @@ def test_a_model_version_change_recomputes_every_gpu(market):
             prediction = model.predict(gpu, task, precision)
             return prediction and replace(prediction, model_version=self.version)
 
-    result = recompute_scores(market, ["rtx-3090"], model=NextVersion())
+    result = recompute(market, ["rtx-3090"], model=NextVersion())
     assert set(result.gpu_ids) > {"rtx-3090", "rtx-4090"}
     assert {r[0] for r in snapshot(market)} == {"rtx-3090", "rtx-4090", "gtx-1080-ti"}
     assert market.get(ScoreState, 1).model_version == NextVersion.version
@@ -85,4 +84,4 @@ def test_a_model_version_change_recomputes_every_gpu(market):
 
 def test_unknown_gpu_ids_are_refused(market):
     with pytest.raises(ValueError, match="rtx-9999"):
-        recompute_scores(market, ["rtx-9999"])
+        recompute(market, ["rtx-9999"])

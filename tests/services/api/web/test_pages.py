@@ -12,7 +12,8 @@ from typing import get_args
 
 import pytest
 
-from services.api.quotes.schemas import ClusterIn, Deployment, Network
+from services.api.builds.schemas import Deployment, Network
+from services.api.quotes.schemas import ClusterIn
 from services.api.web import service
 from shared.catalog.specs import load_catalog
 from tests.services.api.web.conftest import BROWSER

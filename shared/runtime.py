@@ -1,0 +1,42 @@
+"""Composition root: the one place a Context is assembled from settings."""
+
+from __future__ import annotations
+
+from sqlalchemy.engine import Engine
+
+from shared.context import Context
+from shared.db import engine_for
+from shared.events import CeleryDispatcher, Dispatcher, InProcessDispatcher
+from shared.jobs import JOBS
+from shared.perfmodel.classmodel import ClassModel
+from shared.perfmodel.registry import get_model
+from shared.settings import Settings
+
+
+def open_context(
+    settings: Settings, engine: Engine | None = None, model: ClassModel | None = None
+) -> Context:
+    """A Context on `settings`' database: Celery when a broker is configured, else an
+    in-process dispatcher whose jobs run against this same context."""
+    dispatcher: Dispatcher
+    if settings.broker_url:
+        dispatcher = CeleryDispatcher(settings)
+    else:
+        dispatcher = InProcessDispatcher(JOBS, eager=settings.inprocess_mode == "eager")
+    ctx = Context(
+        settings=settings,
+        engine=engine if engine is not None else engine_for(settings),
+        # One model per process: loading its parameters is the slow part of a start.
+        model=model if model is not None else get_model(),
+        dispatcher=dispatcher,
+    )
+    if isinstance(dispatcher, InProcessDispatcher):
+        dispatcher.attach(ctx)
+    return ctx
+
+
+def close_context(ctx: Context) -> None:
+    """Finish in-process work, then release the database connections."""
+    if isinstance(ctx.dispatcher, InProcessDispatcher):
+        ctx.dispatcher.shutdown()
+    ctx.engine.dispose()
