@@ -21,7 +21,7 @@ from fastapi.testclient import TestClient
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from services.api.app import create_app  # noqa: E402
-from shared.settings import Settings  # noqa: E402
+from shared.kit.settings import Settings  # noqa: E402
 
 BROWSER = {"Accept": "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8"}
 PAGES = [

@@ -23,14 +23,14 @@ from sqlalchemy import text
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from shared.bootstrap import prepare_database  # noqa: E402
 from shared.catalog.specs import load_catalog  # noqa: E402
-from shared.db import make_engine, session_scope  # noqa: E402
-from shared.events import QUEUES, RECOMPUTE_SCORES  # noqa: E402
+from shared.kit.db import make_engine, session_scope  # noqa: E402
+from shared.kit.events import QUEUES, RECOMPUTE_SCORES  # noqa: E402
+from shared.kit.settings import Settings, get_settings  # noqa: E402
 from shared.perfmodel.registry import get_model  # noqa: E402
-from shared.runtime import open_context  # noqa: E402
 from shared.scoring.compute import recompute_scores  # noqa: E402
-from shared.settings import Settings, get_settings  # noqa: E402
+from shared.wiring.bootstrap import prepare_database  # noqa: E402
+from shared.wiring.runtime import open_context  # noqa: E402
 from tests.conftest import _create_postgres_database, _drop_postgres_database  # noqa: E402
 from tests.processes import RedisServer, Service, free_port, wait_for  # noqa: E402
 
@@ -56,9 +56,9 @@ def price_to_recommend(base: str, changes: int) -> list[float]:
     """A scraped market price committed as the scraper does (recompute after the commit)."""
     from datetime import UTC, datetime
 
-    from shared.events import enqueue_after_commit, recompute_call
+    from shared.kit.events import enqueue_after_commit, recompute_call
     from shared.models import PriceObservation
-    from shared.runtime import open_context
+    from shared.wiring.runtime import open_context
 
     # Sent to the broker of the environment the benchmark set up, as the scraper does.
     ctx = open_context(get_settings())

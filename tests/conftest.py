@@ -12,10 +12,10 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from shared.bootstrap import prepare_database
-from shared.db import make_engine, migrate
-from shared.runtime import open_context
-from shared.settings import Settings
+from shared.kit.db import make_engine, migrate
+from shared.kit.settings import Settings
+from shared.wiring.bootstrap import prepare_database
+from shared.wiring.runtime import open_context
 
 POSTGRES_ADMIN_URL = os.environ.get(
     "GPU_ADVISOR_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"

@@ -9,11 +9,11 @@ from typing import Any
 
 from sqlmodel import Session
 
+from shared.kit.settings import Settings
 from shared.models import PriceObservation
 from shared.perfmodel.base import PerformanceModel
 from shared.perfmodel.registry import get_model
 from shared.scoring.compute import RecomputeResult, recompute_scores
-from shared.settings import Settings
 
 _counter = 0
 

@@ -25,10 +25,10 @@ from services.api.recommend.service import ResponseCache, ScoreCache
 from services.api.sources.router import router as sources_router
 from services.api.tco.router import router as tco_router
 from services.api.web.router import router as web_router
-from shared.bootstrap import prepare_database
-from shared.runtime import close_context, open_context
-from shared.scheduler import InProcessScheduler
-from shared.settings import Settings, get_settings
+from shared.kit.settings import Settings, get_settings
+from shared.wiring.bootstrap import prepare_database
+from shared.wiring.runtime import close_context, open_context
+from shared.wiring.scheduler import InProcessScheduler
 
 log = logging.getLogger(__name__)
 

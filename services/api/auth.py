@@ -14,7 +14,7 @@ from services.api.deps import SessionDep, SettingsDep
 from services.api.ratelimit import RateLimiter
 from shared.alerts.keys import verify_key
 from shared.alerts.models import ApiKey
-from shared.settings import Settings
+from shared.kit.settings import Settings
 
 SCOPE_RANK = {"read": 0, "write": 1}
 

@@ -11,11 +11,11 @@ from sqlmodel import Session
 
 from shared.catalog.aliases import resolve_alias
 from shared.catalog.specs import GpuSpec, load_catalog
-from shared.context import Context
-from shared.db import session_scope
-from shared.events import bind_dispatcher
+from shared.kit.context import Context
+from shared.kit.db import session_scope
+from shared.kit.events import bind_dispatcher
+from shared.kit.settings import Settings
 from shared.perfmodel.classmodel import ClassModel
-from shared.settings import Settings
 
 
 # Attribute reads are `async def` so FastAPI calls them inline instead of handing each

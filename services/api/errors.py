@@ -19,7 +19,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from shared.errors import InputError
+from shared.kit.errors import InputError
 
 log = logging.getLogger(__name__)
 

@@ -27,9 +27,9 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from shared.broker import queue_depths
+from shared.kit.broker import queue_depths
+from shared.kit.settings import Settings
 from shared.models import TaskRun
-from shared.settings import Settings
 
 
 class TaskCollector(Collector):

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from shared.context import Context
-from shared.runtime import close_context, open_context
-from shared.settings import get_settings
+from shared.kit.context import Context
+from shared.kit.settings import get_settings
+from shared.wiring.runtime import close_context, open_context
 
 
 @contextmanager

@@ -16,7 +16,7 @@ from services.cli.prices import app as prices_app
 from services.cli.quotes import app as quotes_app
 from services.cli.scrape import scrape
 from services.cli.tco import app as tco_app
-from shared.settings import get_settings
+from shared.kit.settings import get_settings
 
 app = typer.Typer(
     help="GPU Advisor: which GPUs to buy or rent, and what they cost.", no_args_is_help=True
@@ -58,7 +58,7 @@ def serve(
 @db_app.command("upgrade")
 def db_upgrade() -> None:
     """Apply the Alembic migrations."""
-    from shared.db import migrate
+    from shared.kit.db import migrate
 
     settings = get_settings()
     migrate(settings.sqlalchemy_url, settings)
@@ -69,7 +69,7 @@ def db_upgrade() -> None:
 def db_seed() -> None:
     """Load the catalog and bundled prices, then recompute scores."""
     from services.cli.context import cli_context
-    from shared.bootstrap import prepare_database
+    from shared.wiring.bootstrap import prepare_database
 
     with cli_context() as ctx:
         prepare_database(ctx)

@@ -11,7 +11,7 @@ import typer
 
 from services.cli.context import cli_context
 from services.cli.tco import decimal, fail, gpu_id
-from shared.quotes import service
+from shared.quotes import store
 from shared.quotes.build import ClusterRequest, validate
 from shared.quotes.compare import Candidate, CompareRequest, create_compare
 from shared.quotes.jobs import recompute_standard_quotes
@@ -61,11 +61,7 @@ def cluster(
     try:
         validate(req)  # before opening a session: bad input never touches the database
         with cli_context() as ctx, ctx.session() as session:
-            _echo(
-                service.document(
-                    service.create_cluster_quote(session, req, ctx.settings, ctx.model)
-                )
-            )
+            _echo(store.document(store.create_cluster_quote(session, req, ctx.settings, ctx.model)))
     except TcoInputError as exc:
         raise fail(str(exc), exc.valid) from None
 
@@ -106,7 +102,7 @@ def compare(
         ) from None
     try:
         with cli_context() as ctx, ctx.session() as session:
-            _echo(service.document(create_compare(session, req, ctx.settings, ctx.model)))
+            _echo(store.document(create_compare(session, req, ctx.settings, ctx.model)))
     except TcoInputError as exc:
         raise fail(str(exc), exc.valid) from None
 
@@ -117,13 +113,13 @@ def show(
     csv: Annotated[bool, typer.Option("--csv", help="the bill of materials as CSV")] = False,
 ) -> None:
     with cli_context() as ctx, ctx.session() as session:
-        quote = service.get_quote(session, quote_id)
+        quote = store.get_quote(session, quote_id)
         if quote is None:
             raise fail(f"quote_id: unknown quote {quote_id!r}")
         typer.echo(
-            service.bom_csv(quote)
+            store.bom_csv(quote)
             if csv
-            else json.dumps(service.document(quote), default=str, indent=2)
+            else json.dumps(store.document(quote), default=str, indent=2)
         )
 
 
@@ -135,9 +131,9 @@ def list_quotes(
     """Every stored quote, whoever made it (the API lists only standard and own quotes);
     the last column is the owner: `standard`, `key:<id>` or `anonymous`."""
     with cli_context() as ctx, ctx.session() as session:
-        for quote in service.list_quotes(session, standard, limit, 0):
+        for quote in store.list_quotes(session, standard, limit, 0):
             label = quote.standard_key or quote.kind
-            owner = service.owner_label(quote)
+            owner = store.owner_label(quote)
             typer.echo(f"{quote.id}  {label}  ${quote.total_usd}  {owner}")
 
 

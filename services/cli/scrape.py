@@ -22,7 +22,7 @@ from services.scraper.runner import (
     run_sources,
 )
 from services.scraper.settings import ScraperSettings, get_scraper_settings
-from shared.context import Context
+from shared.kit.context import Context
 
 SUMMARY_COLUMNS = ("source", "status", "pages", "listings", "matched", "stored", "quarantined")
 

@@ -6,8 +6,8 @@ no connection (each worker process opens its Context on its first task).
 
 from __future__ import annotations
 
-from shared.celery_app import make_celery
-from shared.settings import get_settings
+from shared.kit.settings import get_settings
+from shared.wiring.celery_app import make_celery
 
 app = make_celery(
     "gpu_advisor_scraper", include=["services.scraper.worker_tasks"], settings=get_settings()

@@ -14,11 +14,11 @@ from services.scraper.fetch import utc_now
 from services.scraper.page_cache import persistent_fetchers
 from services.scraper.runner import FAILED, run_sources
 from services.scraper.settings import ScraperSettings
-from shared.context import Context
-from shared.events import enqueue_after_commit, recompute_call
+from shared.kit.context import Context
+from shared.kit.events import enqueue_after_commit, recompute_call
 from shared.models import PriceObservation
 from shared.pricing.market import SOLD_SUFFIX
-from shared.sources_model import staleness_sweep
+from shared.sources.status import staleness_sweep
 
 log = logging.getLogger(__name__)
 

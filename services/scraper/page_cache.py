@@ -15,7 +15,7 @@ import httpx
 from services.scraper.fetch import Fetcher, PageCache, _CachedPage
 from services.scraper.runner import FetcherFactory
 from services.scraper.settings import ScraperSettings
-from shared.settings import Settings
+from shared.kit.settings import Settings
 
 log = logging.getLogger(__name__)
 

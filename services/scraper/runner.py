@@ -30,15 +30,15 @@ from services.scraper.fetch import Fetcher, utc_now
 from services.scraper.listing import CloudListing
 from services.scraper.registry import SourceKind, SourceSpec, get_source, search_terms
 from services.scraper.settings import ScraperSettings
-from shared.context import Context
-from shared.db import session_scope
-from shared.events import enqueue_after_commit, recompute_call
+from shared.kit.context import Context
+from shared.kit.db import session_scope
+from shared.kit.events import enqueue_after_commit, recompute_call
+from shared.kit.settings import Settings
 from shared.matching.titles import match_title
 from shared.models import Gpu
 from shared.pricing.quarantine import QuarantineRules, references
 from shared.seed import seed_catalog
-from shared.settings import Settings
-from shared.sources_model import record_failure, record_success, status_for
+from shared.sources.status import record_failure, record_success, status_for
 
 log = logging.getLogger(__name__)
 

@@ -58,7 +58,7 @@ class ScraperSettings(BaseSettings):
     # Pipeline validation bounds, per unit in USD.
     min_unit_price_usd: Decimal = Field(default=Decimal("20"), gt=0)
     max_unit_price_usd: Decimal = Field(default=Decimal("100000"), gt=0)
-    # Quarantine settings are shared with posted prices: see shared/settings.py.
+    # Quarantine settings are shared with posted prices: see shared/kit/settings.py.
 
     # What a run fetches. Empty search_terms: one term per GPU family of the title matcher.
     search_terms: list[str] = Field(default_factory=list)

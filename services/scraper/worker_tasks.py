@@ -6,7 +6,7 @@ from typing import Any
 
 from services.scraper.celery_app import app
 from services.scraper.errors import TransientFetchError
-from shared.celery_app import RecordedTask, app_settings, retry_options, task_context
+from shared.wiring.celery_app import RecordedTask, app_settings, retry_options, task_context
 
 SCRAPE_SOURCE = "scrape.run_source"
 STALENESS_SWEEP = "scrape.staleness_sweep"

@@ -7,8 +7,8 @@ no connection (each worker process opens its Context on its first task).
 from __future__ import annotations
 
 from services.worker.schedule import beat_schedule
-from shared.celery_app import make_celery
-from shared.settings import get_settings
+from shared.kit.settings import get_settings
+from shared.wiring.celery_app import make_celery
 
 settings = get_settings()
 app = make_celery(

@@ -7,9 +7,9 @@ from typing import Any
 from celery.schedules import crontab
 
 from shared.alerts.jobs import DISPATCH_DUE
-from shared.events import QUEUES
-from shared.jobs import FULL_RECOMPUTE, RESEND_UNSENT
-from shared.settings import Settings
+from shared.kit.events import QUEUES
+from shared.kit.settings import Settings
+from shared.wiring.jobs import FULL_RECOMPUTE, RESEND_UNSENT
 
 SCRAPE_SOURCE = "scrape.run_source"
 STALENESS_SWEEP = "scrape.staleness_sweep"

@@ -30,8 +30,8 @@ from standardwebhooks.webhooks import Webhook
 
 from shared.alerts.models import Alert, AlertEvent, DeliveryAttempt
 from shared.alerts.ssrf import Allowlist, BlockedUrl, Resolver, Target, check_url, system_resolver
-from shared.db import session_scope
-from shared.settings import Settings
+from shared.kit.db import session_scope
+from shared.kit.settings import Settings
 
 USER_AGENT = "GPU-Advisor-Webhooks/1.0"
 Clock = Callable[[], datetime]

@@ -20,7 +20,7 @@ from sqlmodel import Session, col, select
 
 from shared.alerts.models import Alert, AlertEvent
 from shared.alerts.triggers import Firing, Trigger, evaluate, parse_trigger
-from shared.settings import Settings
+from shared.kit.settings import Settings
 
 log = logging.getLogger(__name__)
 

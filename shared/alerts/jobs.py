@@ -7,9 +7,9 @@ from typing import Any
 
 from shared.alerts.delivery import dispatch_due
 from shared.alerts.evaluate import evaluate_alerts
-from shared.context import Context
-from shared.events import QUEUES, TaskCall, enqueue_after_commit
-from shared.faults import fault
+from shared.kit.context import Context
+from shared.kit.events import QUEUES, TaskCall, enqueue_after_commit
+from shared.kit.faults import fault
 
 EVALUATE = "alerts.evaluate"
 DISPATCH_DUE = "alerts.dispatch_due"

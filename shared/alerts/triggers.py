@@ -18,7 +18,10 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from sqlmodel import Session, col, select
 
 from shared.catalog.specs import load_catalog
+from shared.catalog.tasks import PRECISION_NAMES, TASK_NAMES
+from shared.kit.settings import Settings
 from shared.models import PriceObservation, Score
+from shared.pricing.cloud import Currency, cheapest_offer
 from shared.pricing.market import (
     CONDITION_GROUPS,
     MarketPrice,
@@ -27,10 +30,7 @@ from shared.pricing.market import (
     source_name,
 )
 from shared.pricing.measures import ASK, QUOTE
-from shared.scoring.tasks import PRECISION_NAMES, TASK_NAMES
-from shared.settings import Settings
-from shared.sources_model import stale_source_names
-from shared.tco.cloud import Currency, cheapest_offer
+from shared.sources.status import stale_source_names
 
 # Observations older than this do not make a price alert true any more.
 RECENT_DAYS = 7

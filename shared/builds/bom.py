@@ -14,14 +14,14 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 
+from shared.builds import assumptions as d
 from shared.builds import constants as c
 from shared.builds.layout import Layout
 from shared.builds.power import PowerPlan
 from shared.catalog.specs import GpuSpec
+from shared.kit.money import money
+from shared.kit.settings import Settings
 from shared.perfmodel import scaling
-from shared.settings import Settings
-from shared.tco import defaults as d
-from shared.tco.model import money
 
 
 @dataclass(frozen=True, slots=True)

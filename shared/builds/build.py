@@ -18,10 +18,10 @@ from shared.builds.layout import Layout, plan_layout
 from shared.builds.power import PowerPlan, cooling_check, power_plan
 from shared.builds.speed import Performance, performance
 from shared.catalog.specs import GpuSpec
+from shared.kit.money import money
+from shared.kit.settings import Settings
 from shared.perfmodel.classmodel import ClassModel
 from shared.perfmodel.workloads import LlmWorkload
-from shared.settings import Settings
-from shared.tco.model import money
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from shared.errors import InputError
+from shared.kit.errors import InputError
 
 
 class BuildInputError(InputError):

@@ -5,11 +5,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from shared.builds import assumptions as d
 from shared.builds import constants as c
 from shared.builds.layout import Layout
 from shared.catalog.specs import GpuSpec
 from shared.perfmodel.power import MIN_CAP_FRACTION, power_limit
-from shared.tco import defaults as d
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,8 +9,8 @@ from sqlmodel import SQLModel
 import shared.alerts.models  # noqa: F401
 import shared.models  # noqa: F401  (registers the tables on SQLModel.metadata)
 import shared.quotes.models  # noqa: F401
-import shared.sources_model  # noqa: F401
-from shared.settings import get_settings
+import shared.sources.status  # noqa: F401
+from shared.kit.settings import get_settings
 
 config = context.config
 url = config.get_main_option("sqlalchemy.url") or get_settings().sqlalchemy_url

@@ -24,13 +24,13 @@ import numpy as np
 from scipy.stats import rankdata
 
 from shared.catalog.specs import Catalog, GpuSpec, load_catalog
+from shared.catalog.tasks import TASKS
 from shared.perfmodel import benchmarks as bm
 from shared.perfmodel.base import PerformanceModel
 from shared.perfmodel.registry import get_model, multi_gpu_speedup
-from shared.scoring.tasks import TASKS
 
 GPU_PAIR, SCALING_PAIR = "gpu", "scaling"
-# The /recommend task whose model family each class is scored with (shared/scoring/tasks.py).
+# The /recommend task whose model family each class is scored with (shared/catalog/tasks.py).
 CLASS_TASK: dict[str, str] = {
     bm.TRAINING_CV: "cv",
     bm.TRAINING_NLP: "nlp",

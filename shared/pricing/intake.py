@@ -14,12 +14,12 @@ from decimal import Decimal
 from sqlmodel import Session
 
 from shared.catalog.specs import load_catalog
-from shared.errors import InputError
-from shared.events import enqueue_after_commit, recompute_call
+from shared.kit.errors import InputError
+from shared.kit.events import enqueue_after_commit, recompute_call
+from shared.kit.settings import Settings
 from shared.models import PriceObservation
 from shared.pricing.measures import QUOTE
 from shared.pricing.quarantine import MARKET_GROUPS, QuarantineRules, quarantine_reason, references
-from shared.settings import Settings
 
 CONDITIONS = ("new", "used", "refurbished")
 # Above any GPU's price; larger is a typo (an extra zero), not a market price.

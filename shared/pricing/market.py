@@ -33,9 +33,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
 
+from shared.kit.settings import Settings
 from shared.models import PriceObservation
 from shared.pricing.measures import ASK, LIST_PRICE, SALE, SALE_MEASURES, describe, is_quote
-from shared.settings import Settings
 
 # "used" covers refurbished cards too: both are second-hand market prices.
 CONDITION_GROUPS: dict[str, tuple[str, ...]] = {

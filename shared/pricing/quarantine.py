@@ -24,10 +24,10 @@ from sqlalchemy import select
 from sqlmodel import Session, col
 
 from shared.catalog.specs import load_catalog
+from shared.kit.settings import Settings
 from shared.models import PriceObservation
 from shared.pricing.market import PricePolicy, market_price
 from shared.pricing.measures import LIST_PRICE, QUOTE_KINDS
-from shared.settings import Settings
 
 MARKET_GROUPS = {"new": "new", "used": "used", "refurbished": "used"}
 

@@ -1,7 +1,7 @@
 """A cluster quote: the build (shared/builds) plus the GPU lines, warnings and notes.
 
 Pure: `quote_cluster` takes the resolved GPU prices and settings and returns the quote;
-the database work (prices, storing) is in `shared/quotes/service.py`. Layout, system
+the database work (prices, storing) is in `shared/quotes/store.py`. Layout, system
 cost and speed come from the one build model, as on /recommend, TCO and /model/predict.
 """
 
@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from decimal import Decimal
 
+from shared.builds import assumptions as d
 from shared.builds import constants as c
 from shared.builds.bom import LineItem, line, network_plan
 from shared.builds.build import Build, build_speed, check_choices, perf_per_1000_usd, plan_build
@@ -20,13 +21,13 @@ from shared.builds.layout import Layout, plan_layout
 from shared.builds.power import PowerPlan
 from shared.builds.speed import Performance, performance
 from shared.catalog.specs import GpuSpec, load_catalog
+from shared.catalog.tasks import PRECISION_NAMES, TASKS
+from shared.kit.money import money
+from shared.kit.settings import Settings
 from shared.perfmodel.classmodel import ClassModel
 from shared.scoring.caveats import STALE_PRICE_DAYS, build_caveats
-from shared.scoring.tasks import PRECISION_NAMES, TASKS
-from shared.settings import Settings
-from shared.tco import defaults as d
 from shared.tco.inputs import TcoInputError
-from shared.tco.model import kwh_per_year, money
+from shared.tco.model import kwh_per_year
 
 MAX_GPUS = 512
 

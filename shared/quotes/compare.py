@@ -16,19 +16,19 @@ from decimal import Decimal
 
 from sqlmodel import Session
 
+from shared.builds import assumptions as d
 from shared.builds import constants as c
 from shared.builds.bom import LineItem
 from shared.builds.build import cloud_layout
 from shared.builds.speed import build_speedup
+from shared.kit.money import money
+from shared.kit.settings import Settings
 from shared.perfmodel.classmodel import ClassModel
+from shared.pricing.cloud import PRICINGS, Currency, cheapest_offer
 from shared.quotes.build import ClusterRequest, QuoteInputError, spec_of
 from shared.quotes.models import Quote
-from shared.quotes.service import compute_cluster, store
-from shared.settings import Settings
-from shared.tco import defaults as d
-from shared.tco.cloud import PRICINGS, Currency, cheapest_offer
+from shared.quotes.store import compute_cluster, store
 from shared.tco.inputs import TcoInputError
-from shared.tco.model import money
 
 ACQUISITIONS = ("buy", "rent")
 MAX_CANDIDATES = 10

@@ -11,14 +11,14 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
-from shared.context import Context
-from shared.events import QUEUES, TaskCall
+from shared.kit.context import Context
+from shared.kit.events import QUEUES, TaskCall
+from shared.kit.settings import Settings
 from shared.perfmodel.classmodel import ClassModel
 from shared.quotes.build import QuoteInputError
 from shared.quotes.models import Quote
-from shared.quotes.service import compute_cluster, dumps, prices_as_of, store
 from shared.quotes.standard import builds_using, gpu_ids_of
-from shared.settings import Settings
+from shared.quotes.store import compute_cluster, dumps, prices_as_of, store
 
 RECOMPUTE_QUOTES = "compute.recompute_standard_quotes"
 

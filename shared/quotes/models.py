@@ -17,7 +17,6 @@ from decimal import Decimal
 from sqlalchemy import Column, Index, Numeric
 from sqlmodel import Field, SQLModel
 
-from shared.alerts.models import ApiKey
 from shared.models import UTCDateTime
 
 
@@ -37,7 +36,7 @@ class Quote(SQLModel, table=True):
     # Set only for the documented standard builds; unique so a recompute updates in place.
     standard_key: str | None = Field(default=None, max_length=64)
     # The API key that made the quote; None for standard and anonymous quotes.
-    owner_key_id: int | None = Field(default=None, foreign_key=f"{ApiKey.__tablename__}.id")
+    owner_key_id: int | None = Field(default=None, foreign_key="api_key.id")
     # Comma-separated GPU ids the quote uses, so a price change finds the quotes to redo.
     gpu_ids: str = Field(max_length=512)
     request_json: str

@@ -18,13 +18,13 @@ from sqlmodel import Session, col, select
 
 from shared.builds.build import plan_build
 from shared.catalog.specs import GpuSpec, load_catalog
+from shared.catalog.tasks import CLOUD_CONDITIONS, PRECISION_NAMES, SCORE_CONDITIONS, TASKS
+from shared.kit.settings import Settings
 from shared.models import CloudOffer, PriceObservation, Score, ScoreState
 from shared.perfmodel.base import PerformanceModel, Prediction
+from shared.pricing.cloud import CloudPrice, Currency, cheapest_of
 from shared.pricing.market import MarketPrice, PricePolicy, cheapest, market_price
-from shared.scoring.tasks import CLOUD_CONDITIONS, PRECISION_NAMES, SCORE_CONDITIONS, TASKS
-from shared.settings import Settings
-from shared.sources_model import last_successes, stale_source_names
-from shared.tco.cloud import CloudPrice, Currency, cheapest_of
+from shared.sources.status import last_successes, stale_source_names
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,25 +12,26 @@ from decimal import Decimal
 
 from sqlmodel import Session, select
 
+from shared.builds import assumptions as d
+from shared.builds.assumptions import Sourced
 from shared.builds.build import Build, check_choices, cloud_layout, plan_build
 from shared.builds.constants import AUTO
 from shared.builds.layout import Layout, plan_layout
 from shared.builds.speed import build_speedup
 from shared.catalog.specs import GpuSpec, load_catalog
-from shared.errors import InputError
+from shared.catalog.tasks import PRECISION_NAMES, TASKS
+from shared.kit.errors import InputError
+from shared.kit.money import money
+from shared.kit.settings import Settings
 from shared.models import PriceObservation
 from shared.perfmodel.classmodel import ClassModel
 from shared.perfmodel.power import power_limit
 from shared.perfmodel.workloads import TASK_CLASS
+from shared.pricing.cloud import CloudPrice, Currency, cheapest_offer, gpus_with_offers
 from shared.pricing.market import MarketPrice
 from shared.pricing.measures import describe
 from shared.scoring.compute import SourceHealth, gpu_prices
-from shared.scoring.tasks import PRECISION_NAMES, TASKS
-from shared.settings import Settings
-from shared.tco import defaults as d
-from shared.tco.cloud import CloudPrice, Currency, cheapest_offer, gpus_with_offers
-from shared.tco.defaults import Sourced
-from shared.tco.model import TcoInputs, TcoResult, compute_tco, money
+from shared.tco.model import TcoInputs, TcoResult, compute_tco
 from shared.tco.resale import estimate_resale
 
 CONDITIONS = ("new", "used", "any")

@@ -22,11 +22,10 @@ None when renting never costs more per day than the electricity of owning.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 
-from shared.tco.defaults import DAYS_PER_MONTH, DAYS_PER_YEAR, HOURS_PER_DAY
-
-CENT = Decimal("0.01")
+from shared.builds.assumptions import DAYS_PER_MONTH, DAYS_PER_YEAR, HOURS_PER_DAY
+from shared.kit.money import money
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,10 +77,6 @@ class TcoResult:
     busy_hours_per_year: float
     cheaper: str  # "own" | "rent" | "equal"
     monthly: list[MonthPoint]
-
-
-def money(value: Decimal | float) -> Decimal:
-    return Decimal(str(value)).quantize(CENT, rounding=ROUND_HALF_UP)
 
 
 def kwh_per_year(watts: float, utilization: float, pue: float) -> float:

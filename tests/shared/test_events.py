@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from sqlmodel import select
 
-from shared.db import session_scope
-from shared.events import (
+from shared.kit.db import session_scope
+from shared.kit.events import (
     Dispatcher,
     TaskCall,
     bind_dispatcher,

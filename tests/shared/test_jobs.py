@@ -12,14 +12,14 @@ from pathlib import Path
 import pytest
 from sqlmodel import select
 
-from shared.context import Context
-from shared.db import make_engine, migrate, session_scope
-from shared.events import enqueue_after_commit, recompute_call
+from shared.kit.context import Context
+from shared.kit.db import make_engine, migrate, session_scope
+from shared.kit.events import enqueue_after_commit, recompute_call
 from shared.models import Score
 from shared.pricing.intake import PriceInput, record_price
 from shared.quotes.models import Quote
-from shared.runtime import close_context, open_context
 from shared.seed import seed_catalog
+from shared.wiring.runtime import close_context, open_context
 from tests.conftest import _drop_postgres_database, make_settings, new_database
 from tests.factories import make_observation
 

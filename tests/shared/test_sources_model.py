@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 
-from shared.sources_model import SourceStatus, last_successes
+from shared.sources.status import SourceStatus, last_successes
 
 WHEN = datetime(2026, 11, 20, tzinfo=UTC)
 

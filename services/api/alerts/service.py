@@ -25,7 +25,7 @@ from shared.alerts.evaluate import new_event
 from shared.alerts.models import Alert, AlertEvent, ApiKey, DeliveryAttempt
 from shared.alerts.ssrf import Allowlist, BlockedUrl, check_url
 from shared.alerts.triggers import Trigger
-from shared.settings import Settings
+from shared.kit.settings import Settings
 
 
 def new_secret() -> str:

@@ -11,11 +11,11 @@ from sqlmodel import Session, select
 from services.api.gpus.schemas import CloudPrice, GpuDetail, GpuSummary
 from services.api.prices.service import market_out, quotes_of
 from shared.catalog.specs import GpuSpec
+from shared.kit.settings import Settings
 from shared.models import CloudOffer, PriceObservation
+from shared.pricing.cloud import PRICINGS, Currency, current_offers, to_price
 from shared.pricing.market import market_price
 from shared.scoring.compute import SourceHealth, gpu_prices
-from shared.settings import Settings
-from shared.tco.cloud import PRICINGS, Currency, current_offers, to_price
 
 PROVENANCE_FIELDS = ("sources", "notes")
 

@@ -12,11 +12,11 @@ from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from services.api.deps import SessionDep, SettingsDep
-from shared.broker import broker_reachable
+from shared.kit.broker import broker_reachable
+from shared.kit.settings import Settings
 from shared.models import CloudOffer, PriceObservation, ScoreState
 from shared.pricing.market import CONDITION_GROUPS
 from shared.pricing.measures import LIST_PRICE, QUOTE_KINDS
-from shared.settings import Settings
 
 router = APIRouter(tags=["health"])
 

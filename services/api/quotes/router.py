@@ -15,7 +15,7 @@ from services.api.auth import OptionalKey
 from services.api.deps import ModelDep, SessionDep, SettingsDep, VaryOnAccept
 from services.api.quotes import service
 from services.api.quotes.schemas import ClusterIn, CompareIn, ExportFormat, QuoteList, QuoteOut
-from shared.quotes.service import bom_csv
+from shared.quotes.store import bom_csv
 
 router = APIRouter(tags=["quotes"])
 

@@ -19,12 +19,12 @@ from services.api.ratelimit import RateLimiter
 from shared.alerts.models import ApiKey
 from shared.catalog.aliases import resolve_alias
 from shared.catalog.specs import load_catalog
+from shared.kit.settings import Settings
 from shared.perfmodel.classmodel import ClassModel
-from shared.quotes import service as quotes
+from shared.quotes import store as quotes
 from shared.quotes.build import ClusterRequest
 from shared.quotes.compare import Candidate, CompareRequest, create_compare
 from shared.quotes.models import Quote
-from shared.settings import Settings
 
 ANONYMOUS_QUOTES = "anonymous-quotes"  # the rate limiter's namespace for anonymous creation
 

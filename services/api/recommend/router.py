@@ -23,7 +23,7 @@ from services.api.recommend.schemas import (
     WeightPrecision,
 )
 from services.api.recommend.service import ResponseCache, ScoreCache, recommend_json
-from shared.scoring.tasks import TASKS
+from shared.catalog.tasks import TASKS
 
 router = APIRouter(tags=["recommend"])
 

@@ -34,6 +34,7 @@ from shared.builds.build import Build, cloud_layout, plan_build
 from shared.builds.layout import Layout
 from shared.builds.speed import build_speedup
 from shared.catalog.specs import GpuSpec, load_catalog
+from shared.kit.settings import Settings
 from shared.models import Score, ScoreState
 from shared.perfmodel.classmodel import ClassModel
 from shared.perfmodel.workloads import LlmWorkload
@@ -41,7 +42,6 @@ from shared.pricing.market import age_days
 from shared.pricing.measures import describe
 from shared.pricing.quotes import best_for, best_quotes, recent_quotes
 from shared.scoring.caveats import build_caveats
-from shared.settings import Settings
 
 CENT = Decimal("0.01")
 

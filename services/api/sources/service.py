@@ -9,7 +9,7 @@ from typing import Any
 from sqlmodel import Session
 
 from services.api.sources.schemas import SourceOut, SourcesOut
-from shared.sources_model import STALE_AFTER_INTERVALS, SourceStatus, all_statuses
+from shared.sources.status import STALE_AFTER_INTERVALS, SourceStatus, all_statuses
 
 
 def list_sources(session: Session) -> SourcesOut:

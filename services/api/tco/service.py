@@ -16,10 +16,10 @@ from services.api.tco.schemas import (
     SourcedOut,
     TcoResponse,
 )
+from shared.builds.assumptions import Sourced
+from shared.kit.settings import Settings
 from shared.perfmodel.classmodel import ClassModel
-from shared.settings import Settings
 from shared.tco import model
-from shared.tco.defaults import Sourced
 from shared.tco.inputs import TcoReport, TcoRequest, build_report, validate_request
 
 WORK_HOUR = (

@@ -31,7 +31,7 @@ from services.api.tco.router import get_tco
 from services.api.tco.schemas import TcoResponse
 from services.api.web import service
 from services.api.web.service import FieldError, FormState
-from shared.errors import InputError
+from shared.kit.errors import InputError
 
 RecommendationDep = Annotated[Response, Depends(get_recommendation)]
 TcoDep = Annotated[TcoResponse, Depends(get_tco)]

@@ -27,9 +27,9 @@ from services.api.tco.schemas import TcoResponse
 from services.api.web import svg
 from shared.builds.predict import InvalidInputError, predict_full
 from shared.catalog.specs import GpuSpec, load_catalog
+from shared.catalog.tasks import PRECISION_NAMES, TASKS
+from shared.kit.settings import Settings
 from shared.perfmodel.classmodel import ClassModel
-from shared.scoring.tasks import PRECISION_NAMES, TASKS
-from shared.settings import Settings
 
 HERE = Path(__file__).parent
 STATIC_DIR = HERE / "static"

@@ -8,7 +8,7 @@ from sqlalchemy.exc import OperationalError
 
 from services.worker.celery_app import app
 from shared.alerts.jobs import DISPATCH_DUE, EVALUATE, dispatch_due_job, evaluate_job
-from shared.celery_app import RecordedTask, app_settings, retry_options, task_context
+from shared.wiring.celery_app import RecordedTask, app_settings, retry_options, task_context
 
 TRANSIENT = (OperationalError, ConnectionError, TimeoutError)
 

@@ -7,9 +7,10 @@ from typing import Any
 from sqlalchemy.exc import OperationalError
 
 from services.worker.celery_app import app
-from shared.celery_app import RecordedTask, app_settings, retry_options, task_context
-from shared.events import RECOMPUTE_SCORES
-from shared.jobs import (
+from shared.kit.events import RECOMPUTE_SCORES
+from shared.quotes.jobs import RECOMPUTE_QUOTES, recompute_standard_quotes_job
+from shared.wiring.celery_app import RecordedTask, app_settings, retry_options, task_context
+from shared.wiring.jobs import (
     FULL_RECOMPUTE,
     RESEND_UNSENT,
     TransientJobError,
@@ -17,7 +18,6 @@ from shared.jobs import (
     recompute_job,
     resend_unsent_job,
 )
-from shared.quotes.jobs import RECOMPUTE_QUOTES, recompute_standard_quotes_job
 
 # Only failures that can pass are retried; a bad GPU id (ValueError) fails at once.
 TRANSIENT = (TransientJobError, OperationalError, ConnectionError, TimeoutError)

@@ -14,10 +14,10 @@ from sqlmodel import Session
 from services.api.app import create_app
 from services.api.prices.router import router as prices_router
 from services.api.sources.router import router as sources_router
-from shared.db import make_engine, migrate
+from shared.kit.db import make_engine, migrate
+from shared.kit.settings import Settings
 from shared.seed import seed_catalog
-from shared.settings import Settings
-from shared.sources_model import SourceStatus
+from shared.sources.status import SourceStatus
 from tests.conftest import _drop_postgres_database, make_settings, new_database
 from tests.factories import make_observation
 

@@ -13,9 +13,9 @@ from standardwebhooks.webhooks import Webhook
 
 from services.api.app import create_app
 from shared.alerts.keys import create_key, revoke_key
-from shared.db import make_engine, migrate, session_scope
+from shared.kit.db import make_engine, migrate, session_scope
+from shared.kit.settings import get_settings
 from shared.seed import seed_catalog
-from shared.settings import get_settings
 from tests.conftest import _drop_postgres_database, new_database
 from tests.receiver import Receiver, running_receiver
 

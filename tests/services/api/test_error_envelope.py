@@ -13,9 +13,9 @@ from fastapi.testclient import TestClient
 
 from services.api.app import create_app
 from shared.alerts.keys import create_key
-from shared.db import make_engine, migrate, session_scope
+from shared.kit.db import make_engine, migrate, session_scope
+from shared.kit.settings import Settings
 from shared.seed import seed_catalog
-from shared.settings import Settings
 from tests.conftest import _drop_postgres_database, make_settings, new_database
 from tests.services.api.web.conftest import BROWSER
 

@@ -20,12 +20,12 @@ from services.api.app import create_app
 from services.api.ratelimit import RateLimiter
 from services.cli.quotes import app as quotes_app
 from shared.alerts.keys import create_key
-from shared.db import alembic_config, make_engine, migrate, session_scope
+from shared.kit.db import alembic_config, make_engine, migrate, session_scope
+from shared.kit.settings import get_settings
 from shared.perfmodel.registry import get_model
 from shared.quotes.jobs import recompute_standard_quotes
 from shared.quotes.models import Quote
-from shared.quotes.service import list_quotes, list_visible_quotes, owner_label
-from shared.settings import get_settings
+from shared.quotes.store import list_quotes, list_visible_quotes, owner_label
 from tests.conftest import _drop_postgres_database, make_settings, new_database
 from tests.processes import RedisServer
 from tests.services.api.conftest import _load_market

@@ -9,9 +9,9 @@ from decimal import Decimal
 import pytest
 from fastapi.testclient import TestClient
 
-from shared.db import make_engine, session_scope
+from shared.kit.db import make_engine, session_scope
+from shared.kit.settings import Settings
 from shared.quotes.jobs import recompute_standard_quotes
-from shared.settings import Settings
 from tests.services.api.test_tco import tco_client  # noqa: F401  (fixture)
 
 

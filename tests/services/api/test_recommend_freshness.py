@@ -3,7 +3,7 @@ from datetime import UTC, datetime
 from fastapi.testclient import TestClient
 
 from services.api.app import create_app
-from shared.db import make_engine, migrate, session_scope
+from shared.kit.db import make_engine, migrate, session_scope
 from shared.seed import seed_catalog
 from tests.conftest import _drop_postgres_database, make_settings, new_database
 from tests.factories import make_observation, recompute

@@ -14,10 +14,10 @@ from fastapi.testclient import TestClient
 
 from services.api.app import create_app
 from shared.alerts.keys import create_key
-from shared.db import make_engine, migrate, session_scope
+from shared.kit.db import make_engine, migrate, session_scope
+from shared.kit.settings import get_settings
 from shared.models import CloudOffer
 from shared.seed import seed_catalog
-from shared.settings import get_settings
 from tests.conftest import _drop_postgres_database, new_database
 from tests.factories import make_observation, recompute
 

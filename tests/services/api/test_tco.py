@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 from services.api.app import create_app
 from services.api.quotes.router import router as quotes_router
 from services.api.tco.router import router as tco_router
-from shared.db import make_engine, migrate, session_scope
+from shared.kit.db import make_engine, migrate, session_scope
 from shared.models import CloudOffer
 from tests.conftest import _drop_postgres_database, make_settings, new_database
 from tests.services.api.conftest import _load_market

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from shared.db import migrate
-from shared.runtime import close_context, open_context
+from shared.kit.db import migrate
+from shared.wiring.runtime import close_context, open_context
 from tests.conftest import _drop_postgres_database, new_database
 from tests.conftest import make_settings as make_app_settings
 from tests.services.scraper.fixture_server import FixtureServer

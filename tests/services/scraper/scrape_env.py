@@ -14,9 +14,9 @@ from sqlmodel import Session, select
 from services.scraper.fetch import Fetcher
 from services.scraper.runner import RunReport, run_sources
 from services.scraper.settings import ScraperSettings
-from shared.context import Context
+from shared.kit.context import Context
+from shared.kit.settings import Settings
 from shared.models import PriceObservation
-from shared.settings import Settings
 from tests.services.scraper.fixture_server import (
     SAMPLES_DIR,
     Behaviour,

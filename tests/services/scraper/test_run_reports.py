@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from services.scraper import runner
-from shared.events import TaskCall
+from shared.kit.events import TaskCall
 from tests.services.scraper.scrape_env import ScrapeEnv
 
 

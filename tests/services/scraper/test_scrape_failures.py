@@ -14,7 +14,7 @@ from services.scraper.settings import ScraperSettings
 from shared.models import PriceObservation
 from shared.pricing.market import PricePolicy, market_price
 from shared.seed import seed_catalog
-from shared.sources_model import SourceStatus
+from shared.sources.status import SourceStatus
 from tests.factories import make_observation
 from tests.services.api.prices_data import app_with_routers
 from tests.services.scraper.fixture_server import (

@@ -11,7 +11,7 @@ from sqlmodel import Session, select
 
 from services.api.app import create_app
 from shared.models import CloudOffer, PriceObservation, Score
-from shared.sources_model import SourceStatus
+from shared.sources.status import SourceStatus
 from tests.services.scraper.scrape_env import RUN_AT, ScrapeEnv, by_source
 
 

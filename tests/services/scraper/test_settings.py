@@ -28,7 +28,7 @@ def test_defaults_are_polite() -> None:
 
 
 def test_quarantine_settings_are_shared_with_posted_prices(monkeypatch) -> None:
-    from shared.settings import Settings
+    from shared.kit.settings import Settings
 
     assert Settings().quarantine_factor == Decimal("3")
     # The older scraper-only name still works, for the one shared setting.

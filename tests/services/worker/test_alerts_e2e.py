@@ -19,10 +19,10 @@ from standardwebhooks.webhooks import Webhook
 from services.scraper.runner import run_sources
 from shared.alerts.keys import create_key
 from shared.alerts.models import Alert, AlertEvent
-from shared.db import make_engine, migrate, session_scope
-from shared.runtime import open_context
+from shared.kit.db import make_engine, migrate, session_scope
+from shared.kit.settings import Settings
 from shared.seed import seed_catalog
-from shared.settings import Settings
+from shared.wiring.runtime import open_context
 from tests.conftest import _create_postgres_database, _drop_postgres_database
 from tests.processes import RedisServer, Service, wait_for
 from tests.receiver import Receiver

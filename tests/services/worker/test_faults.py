@@ -12,8 +12,8 @@ from celery import Celery
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
-from shared.db import make_engine
-from shared.events import QUEUES, RECOMPUTE_SCORES
+from shared.kit.db import make_engine
+from shared.kit.events import QUEUES, RECOMPUTE_SCORES
 from tests.conftest import (
     _create_postgres_database,
     _drop_postgres_database,

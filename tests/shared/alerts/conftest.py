@@ -14,10 +14,10 @@ from sqlalchemy.engine import Engine
 
 from shared.alerts.keys import create_key
 from shared.alerts.models import Alert, AlertEvent, ApiKey, DeliveryAttempt
-from shared.db import make_engine, migrate, session_scope
+from shared.kit.db import make_engine, migrate, session_scope
 from shared.models import CloudOffer, PriceObservation, Score
 from shared.seed import seed_catalog
-from shared.sources_model import SourceStatus
+from shared.sources.status import SourceStatus
 from tests.conftest import _drop_postgres_database, make_settings, new_database
 from tests.receiver import Receiver, running_receiver
 

@@ -7,7 +7,7 @@ from standardwebhooks.webhooks import Webhook
 from shared.alerts.delivery import attempt, claim_due, dispatch_due
 from shared.alerts.evaluate import new_event
 from shared.alerts.models import Alert, AlertEvent, DeliveryAttempt
-from shared.db import session_scope
+from shared.kit.db import session_scope
 from tests.shared.alerts.conftest import T0, make_alert
 
 

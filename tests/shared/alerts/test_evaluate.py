@@ -10,9 +10,9 @@ from sqlmodel import select
 from shared.alerts.evaluate import evaluate_alerts
 from shared.alerts.models import Alert, AlertEvent
 from shared.alerts.triggers import parse_trigger
-from shared.db import session_scope
+from shared.kit.db import session_scope
 from shared.models import CloudOffer
-from shared.sources_model import SourceStatus
+from shared.sources.status import SourceStatus
 from tests.factories import make_observation, plain_settings, recompute
 from tests.shared.alerts.conftest import T0, make_alert
 

@@ -10,8 +10,8 @@ from shared.builds.build import build_speed, cloud_layout, plan_build
 from shared.builds.errors import BuildInputError
 from shared.builds.layout import plan_layout
 from shared.catalog.specs import GpuSpec, load_catalog
+from shared.kit.settings import Settings
 from shared.perfmodel.registry import get_model
-from shared.settings import Settings
 
 SETTINGS = Settings(environment="test", broker_url="")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from alembic import command
 from sqlalchemy import create_engine, text
 
-from shared.db import alembic_config
+from shared.kit.db import alembic_config
 
 ROWS = [
     ("msrp", "GPU catalog launch MSRP", "list_price"),

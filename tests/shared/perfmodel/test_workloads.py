@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from shared.catalog.tasks import TASK_NAMES
 from shared.perfmodel import workloads as w
-from shared.scoring.tasks import TASK_NAMES
 
 
 def test_every_recommend_task_maps_to_a_class():

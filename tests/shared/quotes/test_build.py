@@ -7,7 +7,8 @@ from decimal import Decimal
 import pytest
 
 from shared.catalog.specs import load_catalog
-from shared.errors import InputError
+from shared.kit.errors import InputError
+from shared.kit.settings import Settings
 from shared.perfmodel.registry import get_model
 from shared.quotes.build import (
     ClusterQuote,
@@ -17,7 +18,6 @@ from shared.quotes.build import (
     resolve_count,
     validate,
 )
-from shared.settings import Settings
 
 SETTINGS = Settings(environment="test", broker_url="")
 

@@ -9,11 +9,11 @@ from datetime import UTC, datetime
 import pytest
 from sqlmodel import Session, select
 
+from shared.kit.settings import Settings
 from shared.perfmodel.registry import get_model
 from shared.quotes import jobs
 from shared.quotes.models import Quote
 from shared.seed import seed_catalog
-from shared.settings import Settings
 from tests.factories import make_observation
 
 SETTINGS = Settings(environment="test", broker_url="")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from shared.settings import Settings
+from shared.kit.settings import Settings
 
 
 def fault(settings: Settings, name: str) -> str | None:

@@ -14,8 +14,8 @@ from shared.alerts.jobs import (
     evaluate_call,
     evaluate_job,
 )
-from shared.context import Context
-from shared.events import (
+from shared.kit.context import Context
+from shared.kit.events import (
     QUEUES,
     RECOMPUTE_SCORES,
     Job,
@@ -23,7 +23,7 @@ from shared.events import (
     enqueue_after_commit,
     resend_unsent,
 )
-from shared.faults import fault
+from shared.kit.faults import fault
 from shared.quotes.jobs import RECOMPUTE_QUOTES, quotes_call, recompute_standard_quotes_job
 from shared.scoring.compute import recompute_scores
 

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from sqlalchemy.engine import Engine
 from sqlmodel import select
 
-from shared.db import session_scope
+from shared.kit.db import session_scope
 from shared.models import TaskRun
 
 log = logging.getLogger(__name__)

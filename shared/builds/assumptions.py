@@ -1,4 +1,4 @@
-"""Documented defaults of the TCO and quote arithmetic, each with its source.
+"""Documented defaults of the build, TCO and quote arithmetic, each with its source.
 
 Every number here is shown to users through `Sourced`, so its basis (measured,
 calibrated, scraped, snapshot, msrp, assumption, input) and its origin travel with it.

@@ -18,7 +18,7 @@ from sqlalchemy import event
 from sqlalchemy.engine import Connection, Engine
 from sqlmodel import Session, col, select
 
-from shared.settings import Settings
+from shared.kit.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +71,7 @@ class InProcessDispatcher(Dispatcher):
         self.last: Future[Any] | None = None
 
     def attach(self, context: Any) -> None:
-        """The first argument of every job this dispatcher runs (a shared.context.Context)."""
+        """The first argument of every job this dispatcher runs (a shared.kit.context.Context)."""
         self._context = context
 
     def send(self, call: TaskCall) -> None:

@@ -15,11 +15,11 @@ from typing import Any
 from celery import Celery, Task
 from kombu import Queue  # type: ignore[attr-defined]
 
-from shared.context import Context
-from shared.events import QUEUES
-from shared.runtime import open_context
-from shared.settings import Settings
-from shared.taskruns import record
+from shared.kit.context import Context
+from shared.kit.events import QUEUES
+from shared.kit.settings import Settings
+from shared.kit.taskruns import record
+from shared.wiring.runtime import open_context
 
 TASK_LOG_FORMAT = (
     '{"time": "%(asctime)s", "level": "%(levelname)s", "process": "%(processName)s", '

@@ -13,7 +13,7 @@ from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, create_engine
 
-from shared.settings import Settings
+from shared.kit.settings import Settings
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

@@ -1,7 +1,7 @@
 """What domain and job code is handed instead of reaching for process-wide globals.
 
 The API (`create_app(settings)`), the CLI and each Celery worker build one Context at
-their entry point (`shared.runtime.open_context`); everything below receives it, so a
+their entry point (`shared.wiring.runtime.open_context`); everything below receives it, so a
 second app on another database never writes to the first one's.
 """
 
@@ -10,14 +10,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from shared.db import session_scope
-from shared.events import Dispatcher, bind_dispatcher
-from shared.perfmodel.classmodel import ClassModel
-from shared.settings import Settings
+from shared.kit.db import session_scope
+from shared.kit.events import Dispatcher, bind_dispatcher
+from shared.kit.settings import Settings
+
+if TYPE_CHECKING:
+    # For type checking only: the kit imports no domain at run time.
+    from shared.perfmodel.classmodel import ClassModel
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from sqlalchemy.engine import Engine
 
-from shared.context import Context
-from shared.db import engine_for
-from shared.events import CeleryDispatcher, Dispatcher, InProcessDispatcher
-from shared.jobs import JOBS
+from shared.kit.context import Context
+from shared.kit.db import engine_for
+from shared.kit.events import CeleryDispatcher, Dispatcher, InProcessDispatcher
+from shared.kit.settings import Settings
 from shared.perfmodel.classmodel import ClassModel
 from shared.perfmodel.registry import get_model
-from shared.settings import Settings
+from shared.wiring.jobs import JOBS
 
 
 def open_context(

@@ -18,6 +18,8 @@ from typing import Any
 from sqlalchemy import ColumnElement
 from sqlmodel import Session, col, select
 
+from shared.kit.money import money
+from shared.kit.settings import Settings
 from shared.perfmodel.classmodel import ClassModel
 from shared.quotes.build import (
     ClusterQuote,
@@ -30,9 +32,7 @@ from shared.quotes.build import (
     validate,
 )
 from shared.quotes.models import Quote
-from shared.settings import Settings
 from shared.tco.inputs import market_price_for, price_basis
-from shared.tco.model import money
 
 BOM_COLUMNS = ("category", "item", "quantity", "unit_usd", "total_usd", "basis", "source", "as_of")
 

@@ -16,8 +16,8 @@ from decimal import Decimal
 
 from sqlmodel import Session, select
 
+from shared.kit.settings import Settings
 from shared.models import CloudOffer
-from shared.settings import Settings
 
 PRICINGS = ("on-demand", "spot")
 PER_GPU_HOUR = Decimal("0.00001")

@@ -9,9 +9,9 @@ import time
 from dataclasses import dataclass
 
 from shared.alerts.jobs import dispatch_call
-from shared.context import Context
-from shared.events import TaskCall
-from shared.jobs import full_recompute_call
+from shared.kit.context import Context
+from shared.kit.events import TaskCall
+from shared.wiring.jobs import full_recompute_call
 
 log = logging.getLogger(__name__)
 DAY_S = 86400.0

@@ -8,7 +8,7 @@ from functools import lru_cache
 
 import redis
 
-from shared.events import QUEUES
+from shared.kit.events import QUEUES
 
 # /health is polled often; one ping per second per process is plenty.
 CACHE_S = 1.0

@@ -6,8 +6,8 @@ import logging
 
 from sqlmodel import select
 
-from shared.context import Context
-from shared.db import migrate
+from shared.kit.context import Context
+from shared.kit.db import migrate
 from shared.models import ScoreState
 from shared.quotes.jobs import recompute_standard_quotes
 from shared.scoring.compute import recompute_scores

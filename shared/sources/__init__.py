@@ -1,0 +1,1 @@
+"""Price sources: when each last ran, succeeded or failed, and which are stale."""
