@@ -89,5 +89,11 @@ def cloud_layout(spec: GpuSpec, count: int) -> Layout:
     return plan_layout([spec], count, "datacenter")
 
 
+def perf_per_dollar(relative_throughput: float, total_usd: Decimal) -> float:
+    """The ranking's value: throughput (x one reference GPU) per dollar of the whole build
+    (per dollar-hour for rentals). Stored scores, /recommend and quotes all use it."""
+    return relative_throughput / float(total_usd) if total_usd else 0.0
+
+
 def perf_per_1000_usd(relative_throughput: float, total_usd: Decimal) -> float:
-    return relative_throughput / float(total_usd) * 1000 if total_usd else 0.0
+    return perf_per_dollar(relative_throughput, total_usd) * 1000

@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import Integer, cast, delete, func, insert
 from sqlmodel import Session, col, select
 
-from shared.builds.build import plan_build
+from shared.builds.build import perf_per_dollar, plan_build
 from shared.catalog.specs import GpuSpec, load_catalog
 from shared.catalog.tasks import CLOUD_CONDITIONS, PRECISION_NAMES, SCORE_CONDITIONS, TASKS
 from shared.kit.settings import Settings
@@ -270,7 +270,7 @@ def _row(
         "price_n": price.n,
         "price_measure": price.measure,
         "system_cost_usd": price.system_usd,
-        "perf_per_dollar": prediction.relative_throughput / float(total),
+        "perf_per_dollar": perf_per_dollar(prediction.relative_throughput, total),
         "model_version": prediction.model_version,
         "explanation": prediction.explanation,
         "computed_at": now,

@@ -30,7 +30,7 @@ from services.api.recommend.schemas import (
     RecommendResponse,
     RecommendResult,
 )
-from shared.builds.build import Build, cloud_layout, plan_build
+from shared.builds.build import Build, cloud_layout, perf_per_dollar, plan_build
 from shared.builds.layout import Layout
 from shared.builds.speed import build_speedup
 from shared.catalog.specs import GpuSpec, load_catalog
@@ -240,7 +240,7 @@ def _sort_key(
     row: Ranked, speed: Speed, query: RecommendQuery, settings: Settings
 ) -> tuple[float, str]:
     performance, _, total = _build(row, speed, query)
-    value = performance / float(total) if query.sort == "perf_per_dollar" else performance
+    value = perf_per_dollar(performance, total) if query.sort == "perf_per_dollar" else performance
     return -value, row.spec.id
 
 
@@ -305,7 +305,7 @@ def _result(
     performance, system, total = _build(row, speed, query)
     # The stored interval, moved to this query's speed (same relative width).
     scale = speed.single / score.relative_performance * speed.speedup
-    per_dollar = performance / float(total)
+    per_dollar = perf_per_dollar(performance, total)
     price = _price_out(row, query, settings, now)
     return RecommendResult(
         rank=0,
