@@ -9,8 +9,8 @@ PORT ?= 8000
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || python3 -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet --quiet -c constraints.txt -e '.[dev]'
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import Depends, FastAPI
+from fastapi_offline import FastAPIOffline
 from starlette.concurrency import run_in_threadpool
 
 from services.api import errors, metrics
@@ -23,6 +24,7 @@ from services.api.ratelimit import RateLimiter
 from services.api.recommend.router import router as recommend_router
 from services.api.recommend.service import ResponseCache, ScoreCache
 from services.api.sources.router import router as sources_router
+from services.api.strict import reject_unknown_query
 from services.api.tco.router import router as tco_router
 from services.api.web.router import router as web_router
 from shared.kit.settings import Settings, get_settings
@@ -57,7 +59,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             scheduler.stop()
         close_context(ctx)
 
-    app = FastAPI(
+    # Swagger UI and ReDoc from fastapi-offline's packaged assets, not a CDN: /docs and
+    # /redoc must work on closed procurement networks.
+    app = FastAPIOffline(
         title="GPU Advisor",
         version="0.1.0",
         summary="Which GPUs to buy or rent for deep learning, and what they will cost.",
@@ -71,17 +75,22 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     metrics.install(app)
     app.state.rate_limiter = RateLimiter(settings.rate_limit_per_minute, settings.broker_url)
     reads = [Depends(optional_read_key)]
+    # JSON routes refuse unknown query parameters; pages keep their own error pages.
+    api = [Depends(reject_unknown_query)]
     # First: browsers asking for HTML on /gpus/{id} and /tco get the pages; API clients
     # fall through to the JSON routes on the same paths.
     app.include_router(web_router, dependencies=reads)
-    app.include_router(health_router)
-    app.include_router(recommend_router, dependencies=reads)
-    app.include_router(gpus_router, dependencies=reads)
-    app.include_router(model_router, dependencies=reads)
-    app.include_router(prices_router, dependencies=reads)
-    app.include_router(sources_router, dependencies=reads)
-    app.include_router(alerts_router)
-    app.include_router(tco_router, dependencies=reads)
-    app.include_router(quotes_router, dependencies=reads)
-    app.include_router(charts_router, dependencies=reads)
+    app.include_router(health_router, dependencies=api)
+    for router in (
+        recommend_router,
+        gpus_router,
+        model_router,
+        prices_router,
+        sources_router,
+        tco_router,
+        quotes_router,
+        charts_router,
+    ):
+        app.include_router(router, dependencies=[*reads, *api])
+    app.include_router(alerts_router, dependencies=api)
     return app

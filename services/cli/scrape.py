@@ -102,26 +102,38 @@ def run_scrape(
             on_done=on_done,
         )
     console.print(summary_table(reports, dry_run=dry_run))
+    for note in summary_notes(reports):
+        console.print(note, highlight=False, markup=False)
     return reports
 
 
 def summary_table(reports: Sequence[RunReport], *, dry_run: bool = False) -> Table:
+    """Counts only, so the table fits 80 columns; errors and rejections follow it as
+    lines that wrap (summary_notes)."""
     title = "scrape summary (dry run: nothing stored)" if dry_run else "scrape summary"
     table = Table(title=title)
     for column in SUMMARY_COLUMNS:
         table.add_column(column, justify="left" if column in ("source", "status") else "right")
-    table.add_column("rejected by reason")
     for r in reports:
         stored = r.cloud_offers if r.cloud_offers else r.stored
-        rejected = ", ".join(f"{reason} {n}" for reason, n in sorted(r.rejected.items()))
         table.add_row(
             r.source,
-            r.status if r.error is None else f"{r.status}: {r.error}",
+            r.status,
             str(r.pages),
             str(r.listings),
             str(r.matched),
             str(stored),
             str(r.quarantined),
-            rejected or "-",
         )
     return table
+
+
+def summary_notes(reports: Sequence[RunReport]) -> list[str]:
+    """One line per failed source (its error, which says what to fix) and per source
+    with rejected listings (counts by reason)."""
+    notes = [f"{r.source}: {r.status}: {r.error}" for r in reports if r.error is not None]
+    for r in reports:
+        if r.rejected:
+            reasons = ", ".join(f"{reason} {n}" for reason, n in sorted(r.rejected.items()))
+            notes.append(f"{r.source} rejected: {reasons}")
+    return notes

@@ -41,6 +41,11 @@ class RobotsUnavailable(TransientFetchError):
     """robots.txt answered 5xx or was unreachable: RFC 9309 says assume complete disallow."""
 
 
+class HostUnreachable(RobotsUnavailable):
+    """The host could not be reached at all (DNS, refused connection, timeout): a network
+    failure, named as one; robots.txt is only where it showed first."""
+
+
 class ParseError(Exception):
     """The body could not be parsed at all (malformed JSON/CSV, wrong content)."""
 

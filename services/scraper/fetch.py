@@ -25,6 +25,7 @@ import httpx
 
 from services.scraper.errors import (
     FetchError,
+    HostUnreachable,
     PermanentFetchError,
     RobotsBlocked,
     RobotsUnavailable,
@@ -356,6 +357,8 @@ class Fetcher:
         policy = await self._robots_policy(url)
         if policy.state is RobotsState.UNAVAILABLE:
             self.stats.robots_blocked += 1
+            if policy.network_error is not None:
+                raise HostUnreachable(url, policy.network_error)
             raise RobotsUnavailable(url, "robots.txt unavailable, assuming disallow")
         if not policy.allows(url, self._settings.user_agent):
             self.stats.robots_blocked += 1
@@ -390,6 +393,10 @@ class Fetcher:
                 # The target's rules govern `origin`; the target itself is not robots-checked.
                 url = str(response.url.join(response.headers["Location"]))
                 response = await self._throttled_request("GET", url, {}, None)
+        except (httpx.TransportError, OSError) as exc:
+            return unavailable_policy(
+                self._clock(), settings.robots_failure_ttl_s, network_error(origin, exc)
+            )
         except (httpx.HTTPError, httpx.InvalidURL):
             return unavailable_policy(self._clock(), settings.robots_failure_ttl_s)
         return policy_for_status(
@@ -399,6 +406,28 @@ class Fetcher:
             settings.robots_ttl_s,
             settings.robots_failure_ttl_s,
         )
+
+
+DNS_FAILURES = (
+    "name or service not known",
+    "temporary failure in name resolution",
+    "nodename nor servname",
+    "no address associated",
+)
+
+
+def network_error(origin: str, exc: BaseException) -> str:
+    """What failed, in words an operator can act on (offline runs used to read as
+    'robots.txt unavailable')."""
+    host = httpx.URL(origin).host
+    text = str(exc) or type(exc).__name__
+    if any(marker in text.lower() for marker in DNS_FAILURES):
+        cause = f"DNS lookup of {host} failed"
+    elif isinstance(exc, httpx.TimeoutException):
+        cause = f"timed out connecting to {host}"
+    else:
+        cause = f"cannot connect to {host} ({text})"
+    return f"network error: {cause}; check the network, DNS or proxy"
 
 
 def parse_retry_after(value: str | None, now: datetime) -> float | None:

@@ -29,6 +29,8 @@ class RobotsPolicy:
     state: RobotsState
     expires_at: float
     rules: Protego | None = None
+    # Why robots.txt was unreachable, when the network itself failed (DNS, connection).
+    network_error: str | None = None
 
     def allows(self, url: str, user_agent: str) -> bool:
         if self.state is RobotsState.UNAVAILABLE:
@@ -60,8 +62,10 @@ def policy_for_status(
     return unavailable_policy(now, failure_ttl_s)
 
 
-def unavailable_policy(now: float, failure_ttl_s: float) -> RobotsPolicy:
-    return RobotsPolicy(RobotsState.UNAVAILABLE, now + failure_ttl_s)
+def unavailable_policy(
+    now: float, failure_ttl_s: float, network_error: str | None = None
+) -> RobotsPolicy:
+    return RobotsPolicy(RobotsState.UNAVAILABLE, now + failure_ttl_s, network_error=network_error)
 
 
 def too_many_redirects_policy(now: float, ttl_s: float) -> RobotsPolicy:

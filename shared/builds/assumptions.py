@@ -30,7 +30,7 @@ class Sourced:
     as_of: date | None = None
 
 
-DOMAIN = "DOMAIN.md"
+DOMAIN = "docs/domain.md"
 SEED = f"{DOMAIN} section 5 (Dettmers 2020 worked example)"
 
 HOURS_PER_DAY = 24

@@ -1,6 +1,6 @@
 """A build's bill of materials around the GPUs: node bases, RAM, PSUs, cooling, network.
 
-Every item is an assumption or a DOMAIN.md rule, labelled as such; the GPU lines (scraped
+Every item is an assumption or a docs/domain.md rule, labelled as such; the GPU lines (scraped
 or given prices) are added by the caller. Node bases are settings: Dettmers' one figure is
 a one-RTX-3090 desktop for $2,200 (2-GPU barebone + GPU), so with the $1,499 launch price
 the 1-2 GPU base is ~$700; the 4-GPU (Threadripper-class, 1,600 W PSU) and 8-GPU (server

@@ -1,7 +1,7 @@
 """Hardware constants of a build: node sizes, allowances, power and network rules.
 
 Defined once for every caller that prices or times a build (/recommend, quotes, TCO,
-/model/predict, scores and alerts). Each constant is either a rule from DOMAIN.md
+/model/predict, scores and alerts). Each constant is either a rule from docs/domain.md
 section 4 (cited) or an assumption that the answer labels as such; none is a scraped
 price. Node base costs are settings (`GPU_ADVISOR_SYSTEM_COST_*`).
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-DOMAIN4 = "DOMAIN.md section 4"
+DOMAIN4 = "docs/domain.md section 4"
 
 WORKSTATION_MAX_GPUS = 4
 SERVER_GPUS = 8

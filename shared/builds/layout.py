@@ -51,7 +51,7 @@ class Layout:
 def default_deployment(specs: Sequence[GpuSpec], total: int) -> tuple[str, str]:
     """(deployment, reason) for "auto": modules need servers; GeForce cards stay in
     workstations (their driver licence bars datacenters, and more than 4 per machine
-    parallelize inefficiently: DOMAIN.md section 4); other cards go in 8-GPU servers
+    parallelize inefficiently: docs/domain.md section 4); other cards go in 8-GPU servers
     once they outgrow one 4-GPU workstation."""
     if any(s.form_factor in SERVER_FORMS for s in specs):
         return "datacenter", "SXM/OAM modules and superchips only come on server baseboards"

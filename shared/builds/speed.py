@@ -62,8 +62,8 @@ def build_speedup(
     llm: LlmWorkload | None = None,
 ) -> BuildSpeedup | None:
     """None if a card cannot run the precision. Mixed types run at the slowest card's
-    pace (DOMAIN4) with the least efficient scaling; an LLM that needs several GPUs is
-    split within one machine."""
+    pace (docs/domain.md section 4) with the least efficient scaling; an LLM that needs
+    several GPUs is split within one machine."""
     net = c.MODEL_NETWORK[network]
     nodes = list(lay.node_counts)
     builds = [

@@ -1,6 +1,6 @@
 """The tasks /recommend knows: their model family and default minimum GPU memory.
 
-Minimum memory follows DOMAIN.md section 2 (Dettmers 2020 unless noted). Each task is
+Minimum memory follows docs/domain.md section 2 (Dettmers 2020 unless noted). Each task is
 scored with the model family whose kernels dominate it.
 """
 

@@ -1,4 +1,4 @@
-"""Plain-language warnings attached to a GPU choice (DOMAIN.md sections 3 and 4)."""
+"""Plain-language warnings attached to a GPU choice (docs/domain.md sections 3 and 4)."""
 
 from __future__ import annotations
 

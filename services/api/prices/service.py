@@ -28,6 +28,7 @@ from shared.pricing.market import (
 )
 from shared.pricing.measures import describe
 from shared.pricing.quotes import best_for, best_quotes, recent_quotes
+from shared.sources.names import SCRAPED_SOURCES
 
 QUOTES_SHOWN = 20
 
@@ -89,12 +90,17 @@ def _filters(
 
 
 def _check_source(session: Session, gpu_id: str, source: str) -> None:
+    """A scraper source or a source with stored prices of this GPU; a scraper source with
+    none yet (a fresh install) is an empty answer, not an error."""
+    if source in SCRAPED_SOURCES:
+        return
     query = select(PriceObservation.source).where(PriceObservation.gpu_id == gpu_id).distinct()
     known = sorted(set(session.exec(query)))
     if source in known or source + SOLD_SUFFIX in known:
         return
+    valid = sorted({*SCRAPED_SOURCES, *known})
     raise InvalidParameter(
-        "source", f"no prices of {gpu_id} from {source!r}; valid: {', '.join(known)}", known
+        "source", f"no prices of {gpu_id} from {source!r}; valid: {', '.join(valid)}", valid
     )
 
 

@@ -42,3 +42,12 @@ def llm_memory_estimate(
             f"{whole.total_gb:.1f} GB{split} = {per_gpu.total_gb:.1f} GB per GPU"
         ),
     )
+
+
+# Card capacities are rounded marketing figures (an "80 GB" card), and the estimate of a
+# model's need rounds too: 1 % keeps an 80 GB card for a need of 80.04 GB.
+MEMORY_FIT_TOLERANCE = 0.01
+
+
+def fits_memory(card_gb: float, need_gb: float) -> bool:
+    return need_gb <= card_gb * (1 + MEMORY_FIT_TOLERANCE)

@@ -110,9 +110,23 @@ class RecommendQuery(BaseModel):
     network: Network = "infiniband"
 
 
+class EmptyReasonOut(BaseModel):
+    """Why no GPU is left, and what would change that."""
+
+    message: str
+    removed: dict[str, int] = Field(
+        description="GPUs removed per filter: memory, stale_rental, datacenter_licence, "
+        "budget, precision (each GPU counted under the first filter that removed it)"
+    )
+    suggestions: list[str]
+
+
 class RecommendResponse(BaseModel):
     query: RecommendQuery
     prices_as_of: datetime | None
     model_version: str
     computed_at: datetime | None
     results: list[RecommendResult]
+    empty: EmptyReasonOut | None = Field(
+        default=None, description="only when results is empty: why, and what would change it"
+    )

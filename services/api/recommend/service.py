@@ -22,6 +22,8 @@ from sqlmodel import Session, select
 from services.api.builds.schemas import LayoutOut
 from services.api.prices.schemas import QuoteOut
 from services.api.prices.service import quote_out
+from services.api.recommend import empty
+from services.api.recommend.llm import fits_memory
 from services.api.recommend.schemas import (
     GpuRef,
     PerformanceOut,
@@ -146,10 +148,18 @@ def recommend(
     now = datetime.now(UTC)
     # A rental price that aged past the stale age since the last recompute is history.
     history_before = now - timedelta(days=settings.price_stale_days)
-    eligible = [r for r in rows if _eligible(r, query, history_before)]
+    found = empty.Exclusions()
+    eligible = []
+    for row in rows:
+        failures = _failures(row, query, history_before)
+        found.add(row.spec.id, failures, row.spec.memory_gb, float(row.score.price_usd))
+        if not failures:
+            eligible.append(row)
     # One model call per GPU and request; GPUs that cannot run the query drop out.
     speeds = {r.spec.id: _speed(r, query, settings, model) for r in eligible}
     candidates = [(r, speed) for r in eligible if (speed := speeds[r.spec.id]) is not None]
+    if unrunnable := len(eligible) - len(candidates):
+        found.removed[empty.PRECISION] += unrunnable
     # Rank on the cheap numbers first; only the returned rows get caveats and text.
     ranked = sorted(candidates, key=lambda c: _sort_key(c[0], c[1], query, settings))[: query.limit]
     quotes = _best_quotes(session, [r for r, _ in ranked], query, settings, now)
@@ -165,6 +175,7 @@ def recommend(
         model_version=state.model_version if state else "none",
         computed_at=state.computed_at if state else None,
         results=results,
+        empty=None if results else empty.explain_empty(query, found),
     )
 
 
@@ -244,14 +255,18 @@ def _sort_key(
     return -value, row.spec.id
 
 
-def _eligible(row: Ranked, query: RecommendQuery, history_before: datetime) -> bool:
-    if row.spec.memory_gb < query.memory_gb:
-        return False
+def _failures(row: Ranked, query: RecommendQuery, history_before: datetime) -> list[str]:
+    """The filters that remove `row` from the ranking (none: it stays), in order."""
+    failed = []
+    if not fits_memory(row.spec.memory_gb, query.memory_gb):
+        failed.append(empty.MEMORY)
     if _is_rental(row) and row.score.price_observed_at < history_before:
-        return False
+        failed.append(empty.STALE_RENTAL)
     if query.datacenter and row.spec.geforce_eula:
-        return False
-    return query.budget_usd is None or float(row.score.price_usd) <= query.budget_usd
+        failed.append(empty.LICENCE)
+    if query.budget_usd is not None and float(row.score.price_usd) > query.budget_usd:
+        failed.append(empty.BUDGET)
+    return failed
 
 
 def _best_quotes(
@@ -345,10 +360,20 @@ def _result(
             now,
             stale_days=settings.price_stale_days,
             rental=_is_rental(row),
-        ),
+        )
+        + _memory_caveat(spec.memory_gb, query.memory_gb),
         explanation=_explain(spec, score, query, speed, total, price),
         best_quote=quote,
     )
+
+
+def _memory_caveat(card_gb: float, need_gb: float) -> list[str]:
+    if need_gb <= card_gb:
+        return []
+    return [
+        f"at the memory limit: needs {need_gb:.2f} GB of {card_gb:g} GB per GPU "
+        "(within rounding); a shorter context or smaller batch leaves headroom"
+    ]
 
 
 def _explain(

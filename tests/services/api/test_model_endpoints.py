@@ -165,3 +165,55 @@ def test_recommend_llm_parameters_rerank_with_that_model(market_client):
         assert "70B" in r["explanation"] and "llm-decode" in r["explanation"]
         # One request split over 4 GPUs: faster than one, far from 4x.
         assert 1 < r["performance"]["multi_gpu_speedup"] < 4
+
+
+def test_an_80_gb_card_is_not_dropped_for_rounding_and_says_it_is_at_the_limit(market_client):
+    # 70B at 16 bits over 2 GPUs needs 80.04 GB per GPU: within rounding of an 80 GB card.
+    body = market_client.get(
+        "/recommend", params={"task": "llm-inference", "params_b": 70, "count": 2}
+    ).json()
+    assert 80 < body["query"]["memory_gb"] < 80.1
+    by_id = {r["gpu"]["id"]: r for r in body["results"]}
+    assert {"a100-80gb-pcie", "h100-pcie"} <= set(by_id)
+    assert any("at the memory limit" in c for c in by_id["h100-pcie"]["caveats"])
+    # A 48 GB card stays out: that is no rounding.
+    assert "rtx-a6000" not in by_id
+
+
+def test_an_empty_ranking_says_which_filter_removed_what_and_what_would_help(market_client):
+    # 70B at 16 bits on one GPU: no card is large enough.
+    body = market_client.get("/recommend", params={"task": "llm-inference", "params_b": 70}).json()
+    assert body["results"] == []
+    why = body["empty"]
+    # Every priced GPU of the market (9) is too small for it.
+    assert why["removed"] == {"memory": 9}
+    assert "memory removed" in why["message"]
+    # More GPUs (80 GB cards, split in two) or smaller weights, never "lower the memory".
+    assert "count=2: the model split over 2 GPUs fits 80 GB cards" in why["suggestions"]
+    # 8-bit weights still need 85.6 GB on one GPU; 4-bit ones fit.
+    assert "weights=int4: 48.8 GB per GPU" in why["suggestions"]
+    assert not any("memory_gb" in s for s in why["suggestions"])
+
+
+def test_an_empty_ranking_names_the_budget_that_would_do(market_client):
+    body = market_client.get(
+        "/recommend", params={"task": "cv", "memory_gb": 24, "budget_usd": 100}
+    ).json()
+    assert body["results"] == []
+    assert body["empty"]["removed"]["budget"] >= 1
+    # The used Tesla P40 (24 GB, $200) is the cheapest card the budget alone removed;
+    # smaller cards fail memory too, so lowering memory_gb alone would not help.
+    assert body["empty"]["suggestions"] == ["budget_usd >= 200 (the cheapest card that fits)"]
+
+
+def test_a_full_ranking_has_no_empty_reason(market_client):
+    body = market_client.get("/recommend", params={"task": "cv", "memory_gb": 24}).json()
+    assert body["results"] and body["empty"] is None
+
+
+def test_the_page_shows_why_the_ranking_is_empty(market_client):
+    page = market_client.get(
+        "/", params={"task": "llm-inference", "params_b": 70}, headers={"Accept": "text/html"}
+    )
+    assert page.status_code == 200
+    assert "What would change it" in page.text and "count=2: the model split" in page.text

@@ -64,6 +64,9 @@ def test_errors_name_the_field_and_valid_values(history_client: TestClient) -> N
     assert unknown.status_code == 422
     assert unknown.json()["message"].startswith("source:")
     assert "ebay:sold" in unknown.json()["detail"][0]["valid"]
+    # A scraper source with no prices of this GPU yet (a fresh install): an empty answer.
+    none_yet = history_client.get(URL, params={"source": "lambda"})
+    assert none_yet.status_code == 200 and none_yet.json()["items"] == []
     for params in ({"since": "yesterday"}, {"limit": 0}, {"offset": -1}):
         response = history_client.get(URL, params=params)
         assert response.status_code == 422

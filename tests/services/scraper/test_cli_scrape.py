@@ -52,3 +52,23 @@ def test_scrape_command(scrape_env: ScrapeEnv, monkeypatch) -> None:
     scrape_env.server.route(PATHS["newegg"], reply(404, "gone"))
     failed = runner.invoke(app, ["scrape", "--source", "newegg"])
     assert failed.exit_code == 1
+
+
+def test_the_summary_fits_80_columns_and_keeps_the_whole_error(scrape_env: ScrapeEnv) -> None:
+    scrape_env.server.route(PATHS["newegg"], reply(404, "gone"))
+    out = io.StringIO()
+    reports = scrape_cli.run_scrape(
+        ["ebay", "newegg"],
+        dry_run=False,
+        ctx=scrape_env.ctx,
+        scraper_settings=scrape_env.scraper.model_copy(update={"max_retries": 0}),
+        console=Console(file=out, width=80),
+        fetcher_factory=scrape_env.fetcher,
+    )
+    failed = next(r for r in reports if r.source == "newegg")
+    assert failed.error
+    lines = out.getvalue().splitlines()
+    assert max(len(line) for line in lines) <= 80
+    # The error is printed whole (wrapped), not cut off by a table cell.
+    assert failed.error.replace(" ", "") in "".join(lines).replace(" ", "")
+    assert "ebay rejected:" in out.getvalue()

@@ -9,6 +9,7 @@ import socket
 import pytest
 
 from services.scraper.errors import (
+    HostUnreachable,
     PermanentFetchError,
     RobotsBlocked,
     RobotsUnavailable,
@@ -215,7 +216,8 @@ def test_robots_unreachable_disallows_all(clock: FakeClock) -> None:
     error, _ = run_with_fetcher(
         make_settings(), clock, lambda f: f.fetch(f"http://127.0.0.1:{port}/a")
     )
-    assert isinstance(error, RobotsUnavailable)
+    assert isinstance(error, HostUnreachable) and isinstance(error, RobotsUnavailable)
+    assert error.reason.startswith("network error: cannot connect to 127.0.0.1")
 
 
 def test_robots_cached_for_at_most_a_day(server: FixtureServer, clock: FakeClock) -> None:

@@ -9,7 +9,12 @@ from datetime import UTC, datetime
 import httpx
 import pytest
 
-from services.scraper.errors import PermanentFetchError, RobotsUnavailable, TransientFetchError
+from services.scraper.errors import (
+    HostUnreachable,
+    PermanentFetchError,
+    RobotsUnavailable,
+    TransientFetchError,
+)
 from services.scraper.fetch import Fetcher, is_retryable_status, parse_retry_after
 from tests.services.scraper.conftest import FakeClock, make_settings
 
@@ -173,3 +178,45 @@ def test_every_request_carries_explicit_timeouts() -> None:
 
     run(handler, body, connect_timeout_s=2.0, read_timeout_s=3.0)
     assert timeouts and all(t["connect"] == 2.0 and t["read"] == 3.0 for t in timeouts)
+
+
+def test_a_dns_failure_is_reported_as_a_network_error_not_robots() -> None:
+    """Offline, the first request of a run is robots.txt: its failure must name the
+    network, not read as 'robots.txt unavailable, assuming disallow'."""
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("[Errno -3] Temporary failure in name resolution")
+
+    async def body(fetcher: Fetcher):
+        with pytest.raises(HostUnreachable) as info:
+            await fetcher.fetch("https://shop.test/a")
+        return info.value
+
+    error, stats, _ = run(handler, body)
+    assert error.transient and isinstance(error, RobotsUnavailable)  # still RFC 9309's rule
+    assert error.reason.startswith("network error: DNS lookup of shop.test failed")
+    assert "robots" not in str(error)
+    assert stats.robots_blocked == 1
+
+
+def test_a_timeout_is_reported_as_a_network_error() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectTimeout("timed out")
+
+    async def body(fetcher: Fetcher):
+        with pytest.raises(HostUnreachable, match="timed out connecting to shop.test"):
+            await fetcher.fetch("https://shop.test/a")
+
+    run(handler, body)
+
+
+def test_a_robots_500_is_still_a_robots_failure() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(500)
+
+    async def body(fetcher: Fetcher):
+        with pytest.raises(RobotsUnavailable) as info:
+            await fetcher.fetch("https://shop.test/a")
+        assert not isinstance(info.value, HostUnreachable)
+
+    run(handler, body)

@@ -214,3 +214,31 @@ def test_works_without_javascript(server, tmp_path):
     finally:
         context.close()
         manager.__exit__(None, None, None)
+
+
+def test_api_docs_render_with_no_network_beyond_the_server(server, browser):
+    """Swagger UI and ReDoc come from the service itself: with every request to any other
+    host refused, both still render the API's operations."""
+    outside: list[tuple[str, str]] = []
+
+    def only_local(route):
+        if route.request.url.startswith(server):
+            route.continue_()
+        else:
+            outside.append((route.request.resource_type, route.request.url))
+            route.abort()
+
+    browser.route("**/*", only_local)
+    page = browser.new_page()
+    page.goto(f"{server}/docs")
+    page.wait_for_selector(".opblock-summary-path", state="attached")
+    paths = page.eval_on_selector_all(
+        ".opblock-summary-path", "els => els.map(e => e.dataset.path || e.textContent)"
+    )
+    assert any("/recommend" in p for p in paths)
+    page.goto(f"{server}/redoc")
+    page.wait_for_selector("[data-section-id]", state="attached")
+    assert "/recommend" in page.content()
+    # ReDoc's bundle links its "API docs by Redocly" footer logo; an image, cosmetic, and
+    # refused here like any other outside request. No script, style or data is outside.
+    assert all(kind == "image" for kind, _ in outside), outside
