@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 from collections.abc import Callable, Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -68,6 +69,8 @@ class InProcessDispatcher(Dispatcher):
         self._eager = eager
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gpu-advisor-jobs")
         self._context: Any = None
+        self._lock = threading.Lock()
+        self._pending: set[Future[Any]] = set()
         self.last: Future[Any] | None = None
 
     def attach(self, context: Any) -> None:
@@ -81,9 +84,28 @@ class InProcessDispatcher(Dispatcher):
         if self._eager:
             job(self._context, *call.args)
             return
-        self.last = self._executor.submit(_run_logged, job, self._context, call)
+        future = self._executor.submit(_run_logged, job, self._context, call)
+        with self._lock:
+            self._pending.add(future)
+        future.add_done_callback(self._done)
+        self.last = future
+
+    def _done(self, future: Future[Any]) -> None:
+        with self._lock:
+            self._pending.discard(future)
+
+    def drain(self) -> None:
+        """Wait until no job is queued or running, including the jobs that jobs enqueue
+        (a recompute enqueues alert evaluation, which enqueues delivery)."""
+        while True:
+            with self._lock:
+                pending = list(self._pending)
+            if not pending:
+                return
+            wait(pending)
 
     def shutdown(self) -> None:
+        self.drain()
         self._executor.shutdown(wait=True)
 
 

@@ -65,6 +65,10 @@ def full_recompute_call() -> TaskCall:
     return TaskCall(FULL_RECOMPUTE, (), QUEUES["compute"])
 
 
+def resend_call() -> TaskCall:
+    return TaskCall(RESEND_UNSENT, (), QUEUES["compute"])
+
+
 JOBS: dict[str, Job] = {
     RECOMPUTE_SCORES: recompute_job,
     FULL_RECOMPUTE: full_recompute_job,

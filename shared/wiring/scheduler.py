@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from shared.alerts.jobs import dispatch_call
 from shared.kit.context import Context
 from shared.kit.events import TaskCall
-from shared.wiring.jobs import full_recompute_call
+from shared.wiring.jobs import full_recompute_call, resend_call
 
 log = logging.getLogger(__name__)
 DAY_S = 86400.0
@@ -31,6 +31,9 @@ class InProcessScheduler:
         self._jobs = [
             Periodic(dispatch_call(), ctx.settings.alert_dispatch_interval_s, now),
             Periodic(full_recompute_call(), DAY_S, now + DAY_S),
+            # Work another process parked in the database (it could not reach its
+            # dispatcher) is sent here, as beat's resend-unsent does with a broker.
+            Periodic(resend_call(), ctx.settings.unsent_resend_interval_s, now),
         ]
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="gpu-advisor-scheduler", daemon=True)
