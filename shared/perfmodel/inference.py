@@ -133,7 +133,8 @@ def decode_step_s(
 ) -> float:
     a = _achieved(gpu, workload, params, stack)
     kv = kv_bytes_per_sequence(workload) * workload.batch
-    flops = 2.0 * workload.active_b * 1e9 * workload.batch
+    # Each generated token also carries its share of the requests' prompt tokens.
+    flops = 2.0 * workload.active_b * 1e9 * workload.batch * (1.0 + workload.prompt_per_token)
     memory = (a.weight_bytes + kv) / (tp * a.bandwidth)
     return memory + flops / (tp * a.matmul) + a.overhead + allreduce_s(workload, tp, link)
 

@@ -149,6 +149,9 @@ class LlmWorkload:
     bits_per_weight: float | None = None
     # Prompt tokens processed at once (prefill).
     prompt_tokens: int = 512
+    # Prompt tokens prefilled per generated token, when a throughput counts the generated
+    # tokens of whole requests (serving benchmarks): their matrix math is part of the step.
+    prompt_per_token: float = 0.0
 
     @property
     def active_b(self) -> float:
