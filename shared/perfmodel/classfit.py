@@ -23,6 +23,7 @@ import math
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -32,11 +33,10 @@ from shared.catalog.specs import GpuSpec, load_catalog
 from shared.perfmodel import benchmark_workloads as bw
 from shared.perfmodel import benchmarks as bm
 from shared.perfmodel import inference as inf
-from shared.perfmodel.features import data_precision, matmul_rate
-from shared.perfmodel.params import MODEL_VERSION, load_params
-from shared.perfmodel.scaling import interconnect_class
-from shared.perfmodel.timemodel import Shares, batch_factor
-from shared.perfmodel.workloads import CLASS_FAMILY, TRAINING_NLP, fp8_rate
+from shared.perfmodel.features import matmul_rate
+from shared.perfmodel.scaling import fit_scaling, interconnect_class
+from shared.perfmodel.timemodel import Shares
+from shared.perfmodel.workloads import TRAINING_NLP, fp8_rate
 
 GPUS_PER_NODE = 8
 REFERENCE_GPU = "rtx-3090"
@@ -56,8 +56,9 @@ REFERENCE_ARCH = "Ampere"
 MATMUL_PRIOR, MATMUL_PRIOR_SD = 0.5, 0.5
 OVERHEAD_PRIOR_S, OVERHEAD_PRIOR_SD = 2e-3, 1.0
 # MLPerf's LLM data sets pair prompts of hundreds to ~2,000 tokens with answers of
-# ~100-1,000: a few prompt tokens per generated one, fitted per model around this.
-PROMPT_PRIOR, PROMPT_PRIOR_SD = 2.0, 1.0
+# ~100-1,000: each generated token carries a few tokens' worth of prompt prefill (more
+# with beam search), fitted per model around this.
+EXTRA_COMPUTE_PRIOR, EXTRA_COMPUTE_PRIOR_SD = 2.0, 1.0
 # Benchmark class -> model group.
 CLASS_GROUP: dict[str, str] = {
     bm.TRAINING_CV: inf.TRAINING_GROUP,
@@ -89,8 +90,6 @@ class Row:
     # matrix multiplies relative to the reference's (matrix rate at the training precision).
     base_log: float = 0.0
     gemm_time: float = 1.0
-    # Training: log of the batch-size factor inside base_log (MLPerf fixes the batch).
-    batch_log: float = 0.0
     llm: bw.BenchmarkLlm | None = None
     tp: int = 1
 
@@ -108,9 +107,10 @@ class FittedParams:
     # Share of the reference's time in large matrix multiplies, by MLPerf Training
     # transformer benchmark (0 = Lambda's transformer mix; the product's default).
     gemm_share: dict[str, float] = field(default_factory=dict)
-    # Prompt tokens prefilled per generated token, by MLPerf Inference LLM (its
-    # tokens/s counts generated tokens; the data sets' prompt lengths are not bundled).
-    prompt_per_token: dict[str, float] = field(default_factory=dict)
+    # Matrix work per generated token beyond its own decode step, in tokens' worth, by
+    # MLPerf Inference LLM: its throughput counts generated tokens of whole requests, so
+    # their prompts' prefill is part of it (the data sets' lengths are not bundled).
+    extra_compute: dict[str, float] = field(default_factory=dict)
 
     def inference(self) -> inf.InferenceParams:
         return inf.InferenceParams(
@@ -132,7 +132,7 @@ class FittedParams:
                 for k, s in self.vision_shares.items()
             },
             "gemm_share": self.gemm_share,
-            "prompt_per_token": self.prompt_per_token,
+            "extra_compute": self.extra_compute,
         }
 
     @classmethod
@@ -145,7 +145,7 @@ class FittedParams:
             step_overhead_s=data["step_overhead_s"],
             vision_shares={k: Shares(**v) for k, v in data["vision_shares"].items()},
             gemm_share=data.get("gemm_share", {}),
-            prompt_per_token=data.get("prompt_per_token", {}),
+            extra_compute=data.get("extra_compute", {}),
         )
 
 
@@ -169,19 +169,6 @@ def training_time_log(base_log: float, gemm: float, share: float) -> float:
     matrix multiplies (scaling with the matrix rate alone) and the rest like Lambda's
     transformer mix (the calibrated roofline): a roofline sum of the two times."""
     return -math.log((1.0 - share) * math.exp(-base_log) + share * gemm)
-
-
-def training_batch_log(gpu: GpuSpec, ref: GpuSpec, klass: str, precision: str) -> float:
-    """Log of the batch-size factor in the Lambda-calibrated value (geometric mean over
-    the family's workloads). Lambda runs each card at its largest batch; MLPerf fixes the
-    global batch per benchmark and system (convergence rules), so memory buys no batch."""
-    params = load_params(MODEL_VERSION).families[CLASS_FAMILY[klass]]
-    dprec = data_precision(precision)
-    logs = [
-        math.log(batch_factor(gpu, ref, params.fixed_memory_gb[w][dprec], params.batch_exponent))
-        for w in params.workloads
-    ]
-    return sum(logs) / len(logs)
 
 
 def training_precision(workload_class: str, gpu: GpuSpec) -> str:
@@ -216,10 +203,8 @@ def prepare(
             base = training_base(gpu, klass, precision)
             if base is None:
                 continue
-            ref = catalog.by_id[REFERENCE_GPU]
-            gemm = gemm_time(gpu, ref, precision)
-            batch = training_batch_log(gpu, ref, klass, precision)
-            rows.append(Row(m, gpu, group_key, model_group, math.log(base), gemm, batch))
+            gemm = gemm_time(gpu, catalog.by_id[REFERENCE_GPU], precision)
+            rows.append(Row(m, gpu, group_key, model_group, math.log(base), gemm))
         elif model_group == inf.LLM_GROUP:
             described = bw.describe(m, gpu)
             if described is None:
@@ -253,8 +238,7 @@ class Layout:
         for group in sorted(archs):
             self.names += [f"arch:{group}:{a}" for a in sorted(archs[group])]
         if inf.TRAINING_GROUP in groups:
-            links = sorted({interconnect_class(r.gpu) for r in rows if r.m.gpus_per_system > 1})
-            self.names += [f"eta:{link}" for link in links]
+            self.names += [f"eta:{link}" for link in scaled_links(rows)]
             if any(r.m.gpus_per_system > GPUS_PER_NODE for r in rows):
                 self.names.append(f"eta:{NETWORK}")
             benchmarks = {r.m.workload for r in rows if r.m.workload_class == TRAINING_NLP}
@@ -264,7 +248,7 @@ class Layout:
             stacks = sorted({r.llm.stack for r in rows if r.llm is not None})
             self.names += [f"overhead:{s}" for s in stacks]
             served = {r.llm.model for r in rows if r.llm is not None and _mlperf_llm(r)}
-            self.names += [f"prompt:{m}" for m in sorted(served)]
+            self.names += [f"compute:{m}" for m in sorted(served)]
         for klass in sorted({r.m.workload_class for r in rows if r.model_group == "vision"}):
             self.names += [f"share:{klass}:matmul", f"share:{klass}:vector"]
         self.index = {name: i for i, name in enumerate(self.names)}
@@ -278,8 +262,8 @@ class Layout:
                 x[i] = math.log(MATMUL_PRIOR)
             elif name.startswith("overhead:"):
                 x[i] = math.log(OVERHEAD_PRIOR_S)
-            elif name.startswith("prompt:"):
-                x[i] = math.log(PROMPT_PRIOR)
+            elif name.startswith("compute:"):
+                x[i] = math.log(EXTRA_COMPUTE_PRIOR)
         return x
 
     def params(self, x: np.ndarray) -> FittedParams:
@@ -303,8 +287,8 @@ class Layout:
             elif kind == "share":
                 klass, _, which = rest.partition(":")
                 shares[klass][which] = float(x[i])
-            elif kind == "prompt":
-                out.prompt_per_token[rest] = math.exp(x[i])
+            elif kind == "compute":
+                out.extra_compute[rest] = math.exp(x[i])
             elif kind == "gemm":
                 out.gemm_share[rest] = 1.0 / (1.0 + math.exp(-x[i]))
         for klass, logits in shares.items():
@@ -335,8 +319,9 @@ class Layout:
                 out.append((x[i] - math.log(eta_start.get(name[4:], ETA_START))) / ETA_PRIOR_SD)
             elif name.startswith("share:"):
                 out.append(x[i] / 5.0)
-            elif name.startswith("prompt:"):
-                out.append((x[i] - math.log(PROMPT_PRIOR)) / PROMPT_PRIOR_SD)
+            elif name.startswith("compute:"):
+                prior = math.log(EXTRA_COMPUTE_PRIOR)
+                out.append((x[i] - prior) / EXTRA_COMPUTE_PRIOR_SD)
             elif name.startswith("gemm:"):
                 out.append(x[i] / GEMM_PRIOR_SD)
             elif name == "matmul":
@@ -362,8 +347,8 @@ def predict_log(row: Row, params: FittedParams, ref: GpuSpec) -> float:
         if row.llm.prefill:
             return math.log(inf.prefill_tokens_per_s(gpu, row.llm.workload, p, row.llm.stack, 1))
         workload = row.llm.workload
-        if row.llm.model in params.prompt_per_token:
-            workload = replace(workload, prompt_per_token=params.prompt_per_token[row.llm.model])
+        if row.llm.model in params.extra_compute:
+            workload = replace(workload, extra_compute=params.extra_compute[row.llm.model])
         tokens = inf.decode_tokens_per_s(gpu, workload, p, row.llm.stack, row.tp, link)
         return math.log(tokens)
     return math.log(inf.vision_throughput(gpu, ref, row.m.workload_class, p))
@@ -395,12 +380,13 @@ def fit(
         part = _fit_group([r for r in rows if r.model_group == group], eta_start, warm)
         out.arch_log.update(part.arch_log)
         if group == inf.TRAINING_GROUP:
-            out.eta, out.network_eta = part.eta, part.network_eta
+            out.eta = {**lambda_eta(), **part.eta}
+            out.network_eta = part.network_eta
             out.gemm_share = part.gemm_share
         elif group == inf.LLM_GROUP:
             out.matmul_efficiency = part.matmul_efficiency
             out.step_overhead_s = part.step_overhead_s
-            out.prompt_per_token = part.prompt_per_token
+            out.extra_compute = part.extra_compute
         else:
             out.vision_shares = part.vision_shares
     return out
@@ -430,7 +416,32 @@ def _fit_group(
     return layout.params(result.x)
 
 
+def scaled_links(rows: Sequence[Row]) -> list[str]:
+    """Interconnect classes with scaling evidence: a GPU of the class measured at two or
+    more system sizes in one group. Without it, a link's efficiency would be set by
+    comparing different GPUs at different sizes, i.e. by their architecture offsets
+    (the RTX 4090's only multi-GPU rows are tinygrad's 6-GPU boxes)."""
+    sizes: dict[tuple[Any, ...], set[int]] = defaultdict(set)
+    for r in rows:
+        if r.model_group == inf.TRAINING_GROUP and r.m.gpus_per_system > 1:
+            sizes[(r.group, r.gpu.id)].add(r.m.gpus_per_system)
+    links = {interconnect_class(r.gpu) for r in rows if len(sizes[(r.group, r.gpu.id)]) > 1}
+    return sorted(links)
+
+
+@lru_cache(maxsize=1)
+def lambda_eta() -> dict[str, float]:
+    """Efficiency per doubling of GPUs per interconnect class from Lambda's 1-8 GPU runs
+    (geometric mean of cv and nlp): the value of a class without MLPerf scaling evidence.
+    A bridged pair has no Lambda measurement and counts as PCIe with peer-to-peer."""
+    fitted: dict[str, dict[str, float]] = fit_scaling()["eta"]
+    out = {link: math.sqrt(v["cv"] * v["nlp"]) for link, v in fitted.items()}
+    out.setdefault("bridge", out["pcie-p2p"])
+    return out
+
+
 def _mlperf_llm(row: Row) -> bool:
+    """An MLPerf Inference LLM row (its throughput includes the prompts' prefill)."""
     return row.m.dataset == bm.MLPERF_INFERENCE and row.llm is not None
 
 
