@@ -67,12 +67,14 @@ class BenchmarkLlm:
     workload: LlmWorkload
     stack: str
     prefill: bool
+    # The model as MODEL_SIZES names it (MLPerf's prompt share is fitted per model).
+    model: str = ""
 
 
-def _model_size(name: str) -> tuple[float, float] | None:
-    for key, size in sorted(MODEL_SIZES.items(), key=lambda kv: -len(kv[0])):
+def _model_name(name: str) -> str | None:
+    for key in sorted(MODEL_SIZES, key=lambda k: -len(k)):
         if key.lower() in name.lower():
-            return size
+            return key
     return None
 
 
@@ -87,24 +89,28 @@ def _bits(m: bm.Measurement) -> float:
 
 def describe(m: bm.Measurement, gpu: GpuSpec) -> BenchmarkLlm | None:
     """The LLM workload behind an LLM measurement; None for other classes or unknown models."""
-    size = _model_size(m.workload)
-    if size is None:
+    model = _model_name(m.workload)
+    if model is None:
         return None
-    total, active = size
+    total, active = MODEL_SIZES[model]
     stack = STACK.get(m.dataset, "tensorrt-llm")
     if m.dataset == bm.MLPERF_INFERENCE:
         weights = lowest_native(gpu)
         workload = LlmWorkload(
             total, weights=weights, batch=SERVING_BATCH, context=2048, active_params_b=active
         )
-        return BenchmarkLlm(workload, stack, prefill=False)
+        return BenchmarkLlm(workload, stack, prefill=False, model=model)
     if m.dataset == bm.LLMPERF:
         weights = "fp8" if m.precision == "fp8" else "bf16"
         batch = int(m.workload.rsplit("@", 1)[1])
         workload = LlmWorkload(
-            total, weights=weights, batch=batch, context=1024, active_params_b=active
+            total,
+            weights=weights,
+            batch=batch,
+            context=1024,
+            active_params_b=active,
         )
-        return BenchmarkLlm(workload, stack, prefill=False)
+        return BenchmarkLlm(workload, stack, prefill=False, model=model)
     depth = _DEPTH.search(m.workload)
     prompt = _PROMPT.search(m.workload)
     workload = LlmWorkload(
@@ -116,4 +122,4 @@ def describe(m: bm.Measurement, gpu: GpuSpec) -> BenchmarkLlm | None:
         bits_per_weight=_bits(m),
         prompt_tokens=int(prompt.group(1)) if prompt else 512,
     )
-    return BenchmarkLlm(workload, stack, prefill=m.workload_class == bm.LLM_PREFILL)
+    return BenchmarkLlm(workload, stack, prefill=m.workload_class == bm.LLM_PREFILL, model=model)

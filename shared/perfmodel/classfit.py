@@ -22,7 +22,8 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -32,17 +33,21 @@ from shared.catalog.specs import GpuSpec, load_catalog
 from shared.perfmodel import benchmark_workloads as bw
 from shared.perfmodel import benchmarks as bm
 from shared.perfmodel import inference as inf
-from shared.perfmodel.scaling import interconnect_class
+from shared.perfmodel.features import matmul_rate
+from shared.perfmodel.scaling import fit_scaling, interconnect_class
 from shared.perfmodel.timemodel import Shares
 from shared.perfmodel.workloads import TRAINING_NLP, fp8_rate
 
 GPUS_PER_NODE = 8
+REFERENCE_GPU = "rtx-3090"
 # Typical log error of one benchmark value against the model (software, settings and
 # submitter differences): the data residuals are weighted by it against the priors.
 NOISE_SD = 0.15
 # Prior standard deviations (log units) of the ridge terms.
 ARCH_PRIOR_SD = 0.3
 ETA_PRIOR_SD = 0.1
+# Logit of a benchmark's matrix-multiply share: centred on half, wide.
+GEMM_PRIOR_SD = 2.0
 # A software stack's own offset per architecture, around the LLM group's: same prior.
 STACK_ARCH_SD = ARCH_PRIOR_SD
 REFERENCE_ARCH = "Ampere"
@@ -50,6 +55,10 @@ REFERENCE_ARCH = "Ampere"
 # fixed cost (kernel launches, sampling, scheduling) is a few milliseconds.
 MATMUL_PRIOR, MATMUL_PRIOR_SD = 0.5, 0.5
 OVERHEAD_PRIOR_S, OVERHEAD_PRIOR_SD = 2e-3, 1.0
+# MLPerf's LLM data sets pair prompts of hundreds to ~2,000 tokens with answers of
+# ~100-1,000: each generated token carries a few tokens' worth of prompt prefill (more
+# with beam search), fitted per model around this.
+EXTRA_COMPUTE_PRIOR, EXTRA_COMPUTE_PRIOR_SD = 2.0, 1.0
 # Benchmark class -> model group.
 CLASS_GROUP: dict[str, str] = {
     bm.TRAINING_CV: inf.TRAINING_GROUP,
@@ -77,8 +86,10 @@ class Row:
     # are tied together by the scaling terms).
     group: tuple[str, str, str, str, str | None]
     model_group: str
-    # Training: log of the Lambda-calibrated prediction.
+    # Training: log of the Lambda-calibrated prediction, and the GPU's time for the same
+    # matrix multiplies relative to the reference's (matrix rate at the training precision).
     base_log: float = 0.0
+    gemm_time: float = 1.0
     llm: bw.BenchmarkLlm | None = None
     tp: int = 1
 
@@ -93,6 +104,13 @@ class FittedParams:
     matmul_efficiency: float = 0.5
     step_overhead_s: dict[str, float] = field(default_factory=dict)
     vision_shares: dict[str, Shares] = field(default_factory=dict)
+    # Share of the reference's time in large matrix multiplies, by MLPerf Training
+    # transformer benchmark (0 = Lambda's transformer mix; the product's default).
+    gemm_share: dict[str, float] = field(default_factory=dict)
+    # Matrix work per generated token beyond its own decode step, in tokens' worth, by
+    # MLPerf Inference LLM: its throughput counts generated tokens of whole requests, so
+    # their prompts' prefill is part of it (the data sets' lengths are not bundled).
+    extra_compute: dict[str, float] = field(default_factory=dict)
 
     def inference(self) -> inf.InferenceParams:
         return inf.InferenceParams(
@@ -113,6 +131,8 @@ class FittedParams:
                 k: {"bandwidth": s.bandwidth, "matmul": s.matmul, "vector": s.vector}
                 for k, s in self.vision_shares.items()
             },
+            "gemm_share": self.gemm_share,
+            "extra_compute": self.extra_compute,
         }
 
     @classmethod
@@ -124,6 +144,8 @@ class FittedParams:
             matmul_efficiency=data["matmul_efficiency"],
             step_overhead_s=data["step_overhead_s"],
             vision_shares={k: Shares(**v) for k, v in data["vision_shares"].items()},
+            gemm_share=data.get("gemm_share", {}),
+            extra_compute=data.get("extra_compute", {}),
         )
 
 
@@ -133,6 +155,20 @@ def per_gpu_scaling(eta: float, network_eta: float, count: int) -> float:
     inside = min(count, GPUS_PER_NODE)
     nodes = math.ceil(count / GPUS_PER_NODE)
     return float(eta ** math.log2(inside) * network_eta ** math.log2(nodes))
+
+
+def gemm_time(gpu: GpuSpec, ref: GpuSpec, precision: str) -> float:
+    """Time of the same matrix multiplies on `gpu` relative to `ref` (each at its own
+    training precision: FP8 where the hardware has it for transformers)."""
+    ref_rate = matmul_rate(ref, "fp16") or ref.fp32_tflops
+    return ref_rate / (matmul_rate(gpu, precision) or gpu.fp32_tflops)
+
+
+def training_time_log(base_log: float, gemm: float, share: float) -> float:
+    """Log throughput of a benchmark that spends `share` of the reference's time in large
+    matrix multiplies (scaling with the matrix rate alone) and the rest like Lambda's
+    transformer mix (the calibrated roofline): a roofline sum of the two times."""
+    return -math.log((1.0 - share) * math.exp(-base_log) + share * gemm)
 
 
 def training_precision(workload_class: str, gpu: GpuSpec) -> str:
@@ -163,10 +199,12 @@ def prepare(
         if model_group == inf.TRAINING_GROUP:
             # Training benchmark classes are the product's own (workloads.py).
             klass = m.workload_class
-            base = training_base(gpu, klass, training_precision(klass, gpu))
+            precision = training_precision(klass, gpu)
+            base = training_base(gpu, klass, precision)
             if base is None:
                 continue
-            rows.append(Row(m, gpu, group_key, model_group, math.log(base)))
+            gemm = gemm_time(gpu, catalog.by_id[REFERENCE_GPU], precision)
+            rows.append(Row(m, gpu, group_key, model_group, math.log(base), gemm))
         elif model_group == inf.LLM_GROUP:
             described = bw.describe(m, gpu)
             if described is None:
@@ -200,14 +238,17 @@ class Layout:
         for group in sorted(archs):
             self.names += [f"arch:{group}:{a}" for a in sorted(archs[group])]
         if inf.TRAINING_GROUP in groups:
-            links = sorted({interconnect_class(r.gpu) for r in rows if r.m.gpus_per_system > 1})
-            self.names += [f"eta:{link}" for link in links]
+            self.names += [f"eta:{link}" for link in scaled_links(rows)]
             if any(r.m.gpus_per_system > GPUS_PER_NODE for r in rows):
                 self.names.append(f"eta:{NETWORK}")
+            benchmarks = {r.m.workload for r in rows if r.m.workload_class == TRAINING_NLP}
+            self.names += [f"gemm:{b}" for b in sorted(benchmarks)]
         if inf.LLM_GROUP in groups:
             self.names.append("matmul")
             stacks = sorted({r.llm.stack for r in rows if r.llm is not None})
             self.names += [f"overhead:{s}" for s in stacks]
+            served = {r.llm.model for r in rows if r.llm is not None and _mlperf_llm(r)}
+            self.names += [f"compute:{m}" for m in sorted(served)]
         for klass in sorted({r.m.workload_class for r in rows if r.model_group == "vision"}):
             self.names += [f"share:{klass}:matmul", f"share:{klass}:vector"]
         self.index = {name: i for i, name in enumerate(self.names)}
@@ -221,6 +262,8 @@ class Layout:
                 x[i] = math.log(MATMUL_PRIOR)
             elif name.startswith("overhead:"):
                 x[i] = math.log(OVERHEAD_PRIOR_S)
+            elif name.startswith("compute:"):
+                x[i] = math.log(EXTRA_COMPUTE_PRIOR)
         return x
 
     def params(self, x: np.ndarray) -> FittedParams:
@@ -244,6 +287,10 @@ class Layout:
             elif kind == "share":
                 klass, _, which = rest.partition(":")
                 shares[klass][which] = float(x[i])
+            elif kind == "compute":
+                out.extra_compute[rest] = math.exp(x[i])
+            elif kind == "gemm":
+                out.gemm_share[rest] = 1.0 / (1.0 + math.exp(-x[i]))
         for klass, logits in shares.items():
             out.vision_shares[klass] = Shares.from_logits(logits["matmul"], logits["vector"])
         return out
@@ -272,6 +319,11 @@ class Layout:
                 out.append((x[i] - math.log(eta_start.get(name[4:], ETA_START))) / ETA_PRIOR_SD)
             elif name.startswith("share:"):
                 out.append(x[i] / 5.0)
+            elif name.startswith("compute:"):
+                prior = math.log(EXTRA_COMPUTE_PRIOR)
+                out.append((x[i] - prior) / EXTRA_COMPUTE_PRIOR_SD)
+            elif name.startswith("gemm:"):
+                out.append(x[i] / GEMM_PRIOR_SD)
             elif name == "matmul":
                 out.append((x[i] - math.log(MATMUL_PRIOR)) / MATMUL_PRIOR_SD)
             elif name.startswith("overhead:"):
@@ -284,7 +336,8 @@ def predict_log(row: Row, params: FittedParams, ref: GpuSpec) -> float:
     gpu = row.gpu
     if row.model_group == inf.TRAINING_GROUP:
         offset = params.arch_log.get(inf.TRAINING_GROUP, {}).get(gpu.architecture, 0.0)
-        value = row.base_log + offset
+        share = params.gemm_share.get(row.m.workload, 0.0)
+        value = training_time_log(row.base_log, row.gemm_time, share) + offset
         eta = params.eta.get(interconnect_class(gpu), ETA_START)
         return value + math.log(per_gpu_scaling(eta, params.network_eta, row.m.gpus_per_system))
     p = params.inference()
@@ -293,7 +346,10 @@ def predict_log(row: Row, params: FittedParams, ref: GpuSpec) -> float:
         link = interconnect_class(gpu)
         if row.llm.prefill:
             return math.log(inf.prefill_tokens_per_s(gpu, row.llm.workload, p, row.llm.stack, 1))
-        tokens = inf.decode_tokens_per_s(gpu, row.llm.workload, p, row.llm.stack, row.tp, link)
+        workload = row.llm.workload
+        if row.llm.model in params.extra_compute:
+            workload = replace(workload, extra_compute=params.extra_compute[row.llm.model])
+        tokens = inf.decode_tokens_per_s(gpu, workload, p, row.llm.stack, row.tp, link)
         return math.log(tokens)
     return math.log(inf.vision_throughput(gpu, ref, row.m.workload_class, p))
 
@@ -324,10 +380,13 @@ def fit(
         part = _fit_group([r for r in rows if r.model_group == group], eta_start, warm)
         out.arch_log.update(part.arch_log)
         if group == inf.TRAINING_GROUP:
-            out.eta, out.network_eta = part.eta, part.network_eta
+            out.eta = {**lambda_eta(), **part.eta}
+            out.network_eta = part.network_eta
+            out.gemm_share = part.gemm_share
         elif group == inf.LLM_GROUP:
             out.matmul_efficiency = part.matmul_efficiency
             out.step_overhead_s = part.step_overhead_s
+            out.extra_compute = part.extra_compute
         else:
             out.vision_shares = part.vision_shares
     return out
@@ -355,6 +414,35 @@ def _fit_group(
         x0 = layout.warm(x0, warm)
     result = least_squares(loss, x0, method="trf", x_scale=1.0, max_nfev=200)
     return layout.params(result.x)
+
+
+def scaled_links(rows: Sequence[Row]) -> list[str]:
+    """Interconnect classes with scaling evidence: a GPU of the class measured at two or
+    more system sizes in one group. Without it, a link's efficiency would be set by
+    comparing different GPUs at different sizes, i.e. by their architecture offsets
+    (the RTX 4090's only multi-GPU rows are tinygrad's 6-GPU boxes)."""
+    sizes: dict[tuple[Any, ...], set[int]] = defaultdict(set)
+    for r in rows:
+        if r.model_group == inf.TRAINING_GROUP and r.m.gpus_per_system > 1:
+            sizes[(r.group, r.gpu.id)].add(r.m.gpus_per_system)
+    links = {interconnect_class(r.gpu) for r in rows if len(sizes[(r.group, r.gpu.id)]) > 1}
+    return sorted(links)
+
+
+@lru_cache(maxsize=1)
+def lambda_eta() -> dict[str, float]:
+    """Efficiency per doubling of GPUs per interconnect class from Lambda's 1-8 GPU runs
+    (geometric mean of cv and nlp): the value of a class without MLPerf scaling evidence.
+    A bridged pair has no Lambda measurement and counts as PCIe with peer-to-peer."""
+    fitted: dict[str, dict[str, float]] = fit_scaling()["eta"]
+    out = {link: math.sqrt(v["cv"] * v["nlp"]) for link, v in fitted.items()}
+    out.setdefault("bridge", out["pcie-p2p"])
+    return out
+
+
+def _mlperf_llm(row: Row) -> bool:
+    """An MLPerf Inference LLM row (its throughput includes the prompts' prefill)."""
+    return row.m.dataset == bm.MLPERF_INFERENCE and row.llm is not None
 
 
 def _informative(rows: Sequence[Row]) -> list[Row]:

@@ -5,7 +5,9 @@ LLM decode, one step of `batch` sequences on a tensor-parallel group of `tp` GPU
     t = (W + batch * KV) / (tp * BW * e) + batch * F / (tp * MM * e * m) + c * L / 32 + comm
 
 W = bytes of the weights read per token (active parameters x bits / 8), KV = KV-cache
-bytes per sequence, F = 2 x active parameters (FLOPs per token), BW and MM the GPU's
+bytes per sequence, F = 2 x active parameters x (1 + x) (FLOPs per token; x = matrix work
+per generated token beyond its own, in tokens' worth: 0 for a user's decode, fitted per
+model for MLPerf, whose throughput includes each request's prompt prefill), BW and MM the GPU's
 memory bandwidth and matrix rate at the weights' compute precision, e = exp(arch offset)
 the architecture's achieved fraction (fitted), m the achieved share of peak matrix rate
 (fitted), c the software stack's per-step overhead for a 32-layer model (fitted; it is
@@ -133,7 +135,8 @@ def decode_step_s(
 ) -> float:
     a = _achieved(gpu, workload, params, stack)
     kv = kv_bytes_per_sequence(workload) * workload.batch
-    flops = 2.0 * workload.active_b * 1e9 * workload.batch
+    # Each generated token also carries its share of the requests' prompt prefill.
+    flops = 2.0 * workload.active_b * 1e9 * workload.batch * (1.0 + workload.extra_compute)
     memory = (a.weight_bytes + kv) / (tp * a.bandwidth)
     return memory + flops / (tp * a.matmul) + a.overhead + allreduce_s(workload, tp, link)
 
@@ -143,6 +146,8 @@ def allreduce_s(workload: LlmWorkload, tp: int, link: str) -> float:
     latency plus the ring's 2 (tp - 1) / tp of the bytes at the link's bus bandwidth."""
     if tp <= 1:
         return 0.0
+    if link == "bridge" and tp > 2:
+        link = "pcie-p2p"  # a bridge joins two cards; a wider group talks over PCIe
     layers, hidden = estimate_shape(workload.params_b)
     volume = workload.batch * hidden * KV_BYTES * 2.0 * (tp - 1) / tp
     per_reduce = ALLREDUCE_LATENCY_US[link] * 1e-6 + volume / (ALLREDUCE_BANDWIDTH_GBS[link] * 1e9)

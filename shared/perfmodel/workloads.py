@@ -149,6 +149,10 @@ class LlmWorkload:
     bits_per_weight: float | None = None
     # Prompt tokens processed at once (prefill).
     prompt_tokens: int = 512
+    # Matrix work per generated token beyond its own, in tokens' worth: when a throughput
+    # counts the generated tokens of whole requests (serving benchmarks), their prompts'
+    # prefill (and any beam search) is part of each decode step's math.
+    extra_compute: float = 0.0
 
     @property
     def active_b(self) -> float:

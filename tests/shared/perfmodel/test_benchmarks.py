@@ -162,3 +162,17 @@ def test_lambda_is_labelled_in_sample_and_kept_apart(loaded):
     lambda_rows = _find(loaded, dataset=bm.LAMBDA_IN_SAMPLE)
     assert lambda_rows and all(m.precision == "fp16" for m in lambda_rows)
     assert bm.LAMBDA_IN_SAMPLE not in {m.dataset for m in bm.load_all(False).measurements}
+
+
+def test_llmperf_runs_two_months_apart_are_separate_tables(loaded):
+    cloud = [m for m in loaded.measurements if m.table_id.startswith("llmperf_cloud_single")]
+    by_table: dict[str, set[str]] = {}
+    for m in cloud:
+        by_table.setdefault(m.table_id, set()).add(m.gpu_id)
+    # RunPod runs of 2025-01 and of 2025-03 (H100, H200, L40, RTX 4090) are not mixed.
+    assert set(by_table) == {"llmperf_cloud_single (2025-01)", "llmperf_cloud_single (2025-03)"}
+    assert {"h100-sxm5", "h200-sxm"} <= by_table["llmperf_cloud_single (2025-03)"]
+    assert "h100-sxm5" not in by_table["llmperf_cloud_single (2025-01)"]
+    # A database run within one month stays one table.
+    root = {m.table_id for m in loaded.measurements if m.table_id.startswith("llmperf_root")}
+    assert root == {"llmperf_root_2024-12-18 (2024-12)"}

@@ -90,3 +90,19 @@ def test_tensor_parallel_size_is_the_fewest_gpus_that_hold_the_model(catalog):
     assert inf.tensor_parallel_size(h100, 60, 8) == 1
     assert inf.tensor_parallel_size(h100, 140, 8) == 2
     assert inf.tensor_parallel_size(h100, 140, 1) is None
+
+
+def test_an_nvlink_bridge_joins_two_cards_and_wider_groups_talk_over_pcie():
+    workload = LlmWorkload(70, weights="fp16", batch=64)
+    assert inf.allreduce_s(workload, 2, "bridge") < inf.allreduce_s(workload, 2, "pcie-p2p")
+    assert inf.allreduce_s(workload, 4, "bridge") == inf.allreduce_s(workload, 4, "pcie-p2p")
+
+
+def test_extra_matrix_work_per_token_only_costs_compute(catalog):
+    h100, h200 = catalog.by_id["h100-sxm5"], catalog.by_id["h200-sxm"]
+    plain = LlmWorkload(8, weights="fp8", batch=256)
+    prefilled = replace(plain, extra_compute=30.0)
+    assert _decode(h100, prefilled) < _decode(h100, plain)
+    # H200 = H100 compute with more bandwidth: its edge shrinks as matrix work grows.
+    edge = _decode(h200, plain) / _decode(h100, plain)
+    assert 1.0 <= _decode(h200, prefilled) / _decode(h100, prefilled) < edge
