@@ -32,7 +32,7 @@ WIDEN_NEW_ARCHITECTURE = 2.0
 WIDEN_NO_TENSOR_CORES = 2.0
 WIDEN_AMD = 2.0
 WIDEN_EIGHT_BIT = 1.5
-# Cards without Tensor Cores gain little from fp16 (DOMAIN.md); no such card is in the
+# Cards without Tensor Cores gain little from fp16 (docs/domain.md); no such card is in the
 # calibration data, and the roofline would hand them the reference's memory-traffic
 # gain, so their own fp16/fp32 speed-up is capped at this value.
 NO_TENSOR_CORE_FP16_GAIN = 1.15

@@ -21,7 +21,7 @@ PRECISION_CLASS: dict[str, str] = {
     "fp8": EIGHT,
     "int8": EIGHT,
 }
-# Doubling the batch raises throughput ~13.6 % (Dettmers' debiasing rule, DOMAIN.md).
+# Doubling the batch raises throughput ~13.6 % (Dettmers' debiasing rule, docs/domain.md).
 BATCH_DOUBLING_GAIN = 1.136
 BATCH_EXPONENT = math.log2(BATCH_DOUBLING_GAIN)
 # 8-bit moves half the bytes of 16-bit: the bandwidth term shrinks by this factor.
