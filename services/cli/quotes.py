@@ -12,10 +12,10 @@ import typer
 from services.cli.context import cli_context
 from services.cli.tco import decimal, fail, gpu_id
 from shared.quotes import store
-from shared.quotes.build import ClusterRequest, validate
 from shared.quotes.compare import Candidate, CompareRequest, create_compare
 from shared.quotes.jobs import recompute_standard_quotes
-from shared.tco.inputs import TcoInputError
+from shared.quotes.request import ClusterRequest, validate
+from shared.tco.request import TcoInputError
 
 app = typer.Typer(
     help="Cluster quotes: bills of materials for multi-GPU builds.", no_args_is_help=True

@@ -12,7 +12,8 @@ import typer
 from services.cli.context import cli_context
 from shared.catalog.aliases import resolve_alias
 from shared.catalog.specs import load_catalog
-from shared.tco.inputs import TcoInputError, TcoReport, TcoRequest, build_report, validate_request
+from shared.tco.report import TcoReport, build_report
+from shared.tco.request import TcoInputError, TcoRequest, validate_request
 
 app = typer.Typer(help="Total cost of owning GPUs versus renting them.")
 

@@ -25,10 +25,10 @@ from shared.kit.money import money
 from shared.kit.settings import Settings
 from shared.perfmodel.classmodel import ClassModel
 from shared.pricing.cloud import PRICINGS, Currency, cheapest_offer
-from shared.quotes.build import ClusterRequest, QuoteInputError, spec_of
 from shared.quotes.models import Quote
+from shared.quotes.request import ClusterRequest, QuoteInputError, spec_of
 from shared.quotes.store import compute_cluster, store
-from shared.tco.inputs import TcoInputError
+from shared.tco.request import TcoInputError
 
 ACQUISITIONS = ("buy", "rent")
 MAX_CANDIDATES = 10

@@ -7,7 +7,7 @@ and one two-node InfiniBand cluster.
 
 from __future__ import annotations
 
-from shared.quotes.build import ClusterRequest
+from shared.quotes.request import ClusterRequest
 
 STANDARD_BUILDS: dict[str, ClusterRequest] = {
     "4x-rtx-3090-used-workstation": ClusterRequest(

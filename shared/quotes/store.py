@@ -21,18 +21,12 @@ from sqlmodel import Session, col, select
 from shared.kit.money import money
 from shared.kit.settings import Settings
 from shared.perfmodel.classmodel import ClassModel
-from shared.quotes.build import (
-    ClusterQuote,
-    ClusterRequest,
-    GpuPick,
-    QuoteInputError,
-    quote_cluster,
-    resolve_count,
-    spec_of,
-    validate,
-)
+from shared.quotes.count import resolve_count
+from shared.quotes.lines import GpuPick
 from shared.quotes.models import Quote
-from shared.tco.inputs import market_price_for, price_basis
+from shared.quotes.quote import ClusterQuote, quote_cluster
+from shared.quotes.request import ClusterRequest, QuoteInputError, spec_of, validate
+from shared.tco.purchase import market_price_for, price_basis
 
 BOM_COLUMNS = ("category", "item", "quantity", "unit_usd", "total_usd", "basis", "source", "as_of")
 

@@ -22,9 +22,9 @@ from shared.catalog.specs import load_catalog
 from shared.kit.settings import Settings
 from shared.perfmodel.classmodel import ClassModel
 from shared.quotes import store as quotes
-from shared.quotes.build import ClusterRequest
 from shared.quotes.compare import Candidate, CompareRequest, create_compare
 from shared.quotes.models import Quote
+from shared.quotes.request import ClusterRequest
 
 ANONYMOUS_QUOTES = "anonymous-quotes"  # the rate limiter's namespace for anonymous creation
 

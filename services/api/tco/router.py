@@ -15,7 +15,7 @@ from services.api.tco import service
 from services.api.tco.schemas import Pricing, TcoResponse
 from shared.catalog.aliases import resolve_alias
 from shared.catalog.specs import load_catalog
-from shared.tco.inputs import TcoRequest
+from shared.tco.request import TcoRequest
 
 router = APIRouter(tags=["tco"])
 

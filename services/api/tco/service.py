@@ -20,7 +20,8 @@ from shared.builds.assumptions import Sourced
 from shared.kit.settings import Settings
 from shared.perfmodel.classmodel import ClassModel
 from shared.tco import model
-from shared.tco.inputs import TcoReport, TcoRequest, build_report, validate_request
+from shared.tco.report import TcoReport, build_report
+from shared.tco.request import TcoRequest, validate_request
 
 WORK_HOUR = (
     "one hour of the owned build working at full speed; cloud hours are scaled by "
