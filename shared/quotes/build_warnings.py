@@ -6,7 +6,7 @@ from shared.builds import constants as c
 from shared.builds.layout import Layout
 from shared.builds.power import PowerPlan
 from shared.catalog.specs import GpuSpec
-from shared.quotes.request import ClusterRequest
+from shared.quotes.schemas import ClusterRequest
 
 
 def licence_warnings(

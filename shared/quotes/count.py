@@ -5,17 +5,17 @@ from __future__ import annotations
 import math
 
 from shared.builds.layout import plan_layout
+from shared.builds.schemas import MAX_GPUS
 from shared.builds.speed import performance
 from shared.catalog.specs import GpuSpec
 from shared.perfmodel.classmodel import ClassModel
-from shared.quotes.request import MAX_GPUS, ClusterRequest, QuoteInputError
+from shared.quotes.request import QuoteInputError
+from shared.quotes.schemas import ClusterRequest
 
 
 def resolve_count(req: ClusterRequest, spec: GpuSpec, model: ClassModel) -> int:
     """`count`, or the fewest GPUs meeting the memory and throughput targets."""
     if req.count is not None:
-        if not 1 <= req.count <= MAX_GPUS:
-            raise QuoteInputError("count", "out of range", [f"1-{MAX_GPUS}"])
         return req.count
     count = 1
     if req.memory_gb is not None:

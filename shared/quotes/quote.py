@@ -30,7 +30,7 @@ from shared.quotes.build_warnings import (
     power_warnings,
 )
 from shared.quotes.lines import GpuPick, gpu_lines
-from shared.quotes.request import ClusterRequest
+from shared.quotes.schemas import ClusterRequest
 from shared.scoring.caveats import STALE_PRICE_DAYS, build_caveats
 from shared.tco.model import kwh_per_year
 

@@ -15,7 +15,8 @@ from shared.kit.settings import Settings
 from shared.perfmodel.classmodel import ClassModel
 from shared.pricing.cloud import CloudPrice, Currency, cheapest_offer, gpus_with_offers
 from shared.pricing.measures import describe
-from shared.tco.request import TcoInputError, TcoRequest, from_request
+from shared.tco.request import TcoInputError, from_request
+from shared.tco.schemas import TcoRequest
 
 
 def closest_cloud_gpu(

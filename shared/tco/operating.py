@@ -9,7 +9,8 @@ from shared.builds.assumptions import Sourced
 from shared.builds.build import Build
 from shared.catalog.specs import GpuSpec
 from shared.perfmodel.power import power_limit
-from shared.tco.request import TcoInputError, TcoRequest, from_request
+from shared.tco.request import TcoInputError, from_request
+from shared.tco.schemas import TcoRequest
 
 
 def gpu_power(req: TcoRequest, gpu: GpuSpec, out: list[Sourced]) -> tuple[float, float]:

@@ -16,8 +16,9 @@ from shared.models import PriceObservation
 from shared.pricing.market import MarketPrice
 from shared.pricing.measures import describe
 from shared.scoring.compute import SourceHealth, gpu_prices
-from shared.tco.request import TcoInputError, TcoRequest, from_request
+from shared.tco.request import TcoInputError, from_request
 from shared.tco.resale import estimate_resale
+from shared.tco.schemas import TcoRequest
 
 
 def market_price_for(

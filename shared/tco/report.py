@@ -24,7 +24,8 @@ from shared.tco.cloud import closest_cloud_gpu, cloud_price
 from shared.tco.model import TcoInputs, TcoResult, compute_tco
 from shared.tco.operating import gpu_power, running_inputs
 from shared.tco.purchase import purchase_total, resale_share
-from shared.tco.request import TcoInputError, TcoRequest, gpu_spec
+from shared.tco.request import TcoInputError, gpu_spec
+from shared.tco.schemas import TcoRequest
 
 
 @dataclass(slots=True)

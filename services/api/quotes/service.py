@@ -1,4 +1,5 @@
-"""Quote endpoints: map bodies to the domain requests, compute, store, read.
+"""Quote endpoints: the bodies (the domain's request schemas) with catalog ids for GPU
+names, then compute, store, read.
 
 Who makes a quote decides who may list it: see `Maker` and `listing`.
 """
@@ -8,13 +9,12 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Callable
 from dataclasses import dataclass
-from decimal import Decimal
 
 from fastapi import HTTPException, Request
 from sqlmodel import Session
 
 from services.api.errors import InvalidParameter
-from services.api.quotes.schemas import ClusterIn, CompareIn, QuoteList, QuoteOut
+from services.api.quotes.schemas import QuoteList, QuoteOut
 from services.api.ratelimit import RateLimiter
 from shared.alerts.models import ApiKey
 from shared.catalog.aliases import resolve_alias
@@ -22,9 +22,9 @@ from shared.catalog.specs import load_catalog
 from shared.kit.settings import Settings
 from shared.perfmodel.classmodel import ClassModel
 from shared.quotes import store as quotes
-from shared.quotes.compare import Candidate, CompareRequest, create_compare
+from shared.quotes.compare import create_compare
 from shared.quotes.models import Quote
-from shared.quotes.request import ClusterRequest
+from shared.quotes.schemas import ClusterRequest, CompareRequest
 
 ANONYMOUS_QUOTES = "anonymous-quotes"  # the rate limiter's namespace for anonymous creation
 
@@ -83,27 +83,19 @@ def _gpu(field: str, text: str) -> str:
     return gpu_id
 
 
-def cluster_request(body: ClusterIn) -> ClusterRequest:
-    data = body.model_dump(exclude={"additional_gpus"})
-    data["gpu"] = _gpu("gpu", body.gpu)
-    extra = tuple((_gpu("additional_gpus", g.gpu), g.count) for g in body.additional_gpus)
-    return ClusterRequest(**data, additional_gpus=extra)
+def cluster_request(body: ClusterRequest) -> ClusterRequest:
+    """The body with catalog ids for the names and aliases it may give."""
+    extra = [
+        g.model_copy(update={"gpu": _gpu("additional_gpus", g.gpu)}) for g in body.additional_gpus
+    ]
+    return body.model_copy(update={"gpu": _gpu("gpu", body.gpu), "additional_gpus": extra})
 
 
-def compare_request(body: CompareIn) -> CompareRequest:
-    candidates = []
-    for item in body.candidates:
-        data = item.model_dump()
-        data["gpu"] = _gpu("candidates.gpu", item.gpu)
-        candidates.append(Candidate(**data))
-    return CompareRequest(
-        candidates=tuple(candidates),
-        task=body.task,
-        precision=body.precision,
-        years=body.years,
-        utilization=body.utilization,
-        electricity_usd_per_kwh=Decimal(body.electricity_usd_per_kwh),
-    )
+def compare_request(body: CompareRequest) -> CompareRequest:
+    candidates = [
+        c.model_copy(update={"gpu": _gpu("candidates.gpu", c.gpu)}) for c in body.candidates
+    ]
+    return body.model_copy(update={"candidates": candidates})
 
 
 def out(quote: Quote) -> QuoteOut:
@@ -112,7 +104,7 @@ def out(quote: Quote) -> QuoteOut:
 
 def create_cluster(
     session: Session,
-    body: ClusterIn,
+    body: ClusterRequest,
     settings: Settings,
     model: ClassModel,
     made_by: Maker,
@@ -133,7 +125,7 @@ def create_cluster(
 
 
 def create_comparison(
-    session: Session, body: CompareIn, settings: Settings, model: ClassModel, made_by: Maker
+    session: Session, body: CompareRequest, settings: Settings, model: ClassModel, made_by: Maker
 ) -> QuoteOut:
     quote = create_compare(session, compare_request(body), settings, model)
     # create_compare computes and stores in one go: an anonymous client over its limit

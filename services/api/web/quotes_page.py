@@ -13,11 +13,12 @@ from sqlmodel import Session
 
 from services.api.charts import data
 from services.api.quotes import service as quotes_service
-from services.api.quotes.schemas import ClusterIn, QuoteOut
+from services.api.quotes.schemas import QuoteOut
 from services.api.web.render import CONDITION_LABELS, TASK_LABELS, gpu_choices
 from shared.catalog.specs import load_catalog
+from shared.quotes.schemas import ClusterRequest
 
-# The form's fields, in the order shown; every one is a ClusterIn field of the same name,
+# The form's fields, in the order shown; every one is a ClusterRequest field of the same name,
 # so a page URL is also a valid POST /quotes/cluster body.
 QUOTE_FIELDS = (
     "gpu",
@@ -43,10 +44,10 @@ STANDARD_QUOTES_SHOWN = 100  # GET /quotes's largest page; there are far fewer s
 TRUE_TEXTS = ("true", "1", "on", "yes")
 
 
-def cluster_body(query: Mapping[str, str]) -> ClusterIn:
+def cluster_body(query: Mapping[str, str]) -> ClusterRequest:
     """The form as POST /quotes/cluster's body: the same model, so the same validation
     (unknown fields and values are refused); raises pydantic's ValidationError."""
-    return ClusterIn.model_validate(dict(query))
+    return ClusterRequest.model_validate(dict(query))
 
 
 @dataclass(frozen=True, slots=True)

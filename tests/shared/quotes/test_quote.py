@@ -12,7 +12,7 @@ from shared.perfmodel.registry import get_model
 from shared.quotes.count import resolve_count
 from shared.quotes.lines import GpuPick
 from shared.quotes.quote import ClusterQuote, quote_cluster
-from shared.quotes.request import ClusterRequest
+from shared.quotes.schemas import ClusterRequest, GpuCount
 
 SETTINGS = Settings(environment="test", broker_url="")
 
@@ -22,8 +22,8 @@ def pick(gpu_id: str, count: int, usd: str = "1000") -> GpuPick:
 
 
 def quote(**overrides: object) -> ClusterQuote:
-    req = ClusterRequest(**{"gpu": "rtx-3090", "count": 4, **overrides})  # type: ignore[arg-type]
-    picks = [pick(req.gpu, req.count or 1), *(pick(g, n) for g, n in req.additional_gpus)]
+    req = ClusterRequest.model_validate({"gpu": "rtx-3090", "count": 4, **overrides})
+    picks = [pick(req.gpu, req.count or 1), *(pick(g.gpu, g.count) for g in req.additional_gpus)]
     return quote_cluster(req, picks, SETTINGS, get_model())
 
 
@@ -115,7 +115,7 @@ def test_auto_deployment_is_the_default_and_says_why(
 
 
 def test_mixed_gpu_types_warn_and_run_at_the_slowest_pace() -> None:
-    mixed = quote(count=2, additional_gpus=(("rtx-3060-12gb", 2),))
+    mixed = quote(count=2, additional_gpus=[GpuCount(gpu="rtx-3060-12gb", count=2)])
     assert mixed.flags["mixed_types"]
     assert any(w.startswith("mixed GPU types") for w in mixed.warnings)
     slow = quote(gpu="rtx-3060-12gb", count=4)
