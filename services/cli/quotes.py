@@ -12,12 +12,12 @@ from pydantic import ValidationError
 from services.cli.context import cli_context
 from services.cli.options import fail, invalid, schema_options
 from services.cli.tco import gpu_id
+from shared.kit.errors import InputError
 from shared.quotes import store
 from shared.quotes.compare import create_compare
 from shared.quotes.jobs import recompute_standard_quotes
-from shared.quotes.request import validate
+from shared.quotes.request import cluster_with_catalog_ids, compare_with_catalog_ids, validate
 from shared.quotes.schemas import ClusterRequest, CompareRequest
-from shared.tco.request import TcoInputError
 
 app = typer.Typer(
     help="Cluster quotes: bills of materials for multi-GPU builds.", no_args_is_help=True
@@ -32,12 +32,12 @@ def _echo(document: dict[str, Any]) -> None:
 @schema_options(ClusterRequest, exclude=("additional_gpus",))  # POST /quotes/cluster's fields
 def cluster(req: ClusterRequest) -> None:
     """Compute and store a quote; prints it with its id."""
-    req = req.model_copy(update={"gpu": gpu_id("gpu", req.gpu)})
     try:
+        req = cluster_with_catalog_ids(req)
         validate(req)  # before opening a session: bad input never touches the database
         with cli_context() as ctx, ctx.session() as session:
             _echo(store.document(store.create_cluster_quote(session, req, ctx.settings, ctx.model)))
-    except TcoInputError as exc:
+    except InputError as exc:
         raise fail(str(exc), exc.valid) from None
 
 
@@ -55,14 +55,11 @@ def compare(
         raise invalid(CompareRequest, exc) from None
     except OSError as exc:
         raise fail(f"file: {exc}") from None
-    candidates = [
-        c.model_copy(update={"gpu": gpu_id("candidates.gpu", c.gpu)}) for c in req.candidates
-    ]
-    req = req.model_copy(update={"candidates": candidates})
     try:
+        req = compare_with_catalog_ids(req)
         with cli_context() as ctx, ctx.session() as session:
             _echo(store.document(create_compare(session, req, ctx.settings, ctx.model)))
-    except TcoInputError as exc:
+    except InputError as exc:
         raise fail(str(exc), exc.valid) from None
 
 

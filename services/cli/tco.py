@@ -10,20 +10,20 @@ import typer
 
 from services.cli.context import cli_context
 from services.cli.options import fail, schema_options
-from shared.catalog.aliases import resolve_alias
-from shared.catalog.specs import load_catalog
+from shared.catalog.aliases import catalog_id
+from shared.kit.errors import InputError
 from shared.tco.report import TcoReport, build_report
-from shared.tco.request import TcoInputError
+from shared.tco.request import with_catalog_ids
 from shared.tco.schemas import TcoRequest
 
 app = typer.Typer(help="Total cost of owning GPUs versus renting them.")
 
 
 def gpu_id(field: str, text: str) -> str:
-    resolved = resolve_alias(text)
-    if resolved is None:
-        raise fail(f"{field}: unknown GPU {text!r}", load_catalog().ids)
-    return resolved
+    try:
+        return catalog_id(field, text)
+    except InputError as exc:
+        raise fail(str(exc), exc.valid) from None
 
 
 def summary(report: TcoReport) -> dict[str, object]:
@@ -45,17 +45,11 @@ def tco(
     series: Annotated[bool, typer.Option(help="include the monthly series")] = False,
 ) -> None:
     """Break-even days, costs per hour of work, kWh and CO2, with every assumption sourced."""
-    cloud_gpu = request.cloud_gpu
-    request = request.model_copy(
-        update={
-            "gpu": gpu_id("gpu", request.gpu),
-            "cloud_gpu": None if cloud_gpu is None else gpu_id("cloud_gpu", cloud_gpu),
-        }
-    )
     try:
+        request = with_catalog_ids(request)
         with cli_context() as ctx, ctx.session() as session:
             report = build_report(session, request, ctx.settings, ctx.model)
-    except TcoInputError as exc:
+    except InputError as exc:
         raise fail(str(exc), exc.valid) from None
     body = summary(report)
     if not series:

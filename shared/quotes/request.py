@@ -3,8 +3,9 @@ knows, and a count or a target (not both). Bounds and choices are in `schemas.py
 
 from __future__ import annotations
 
+from shared.catalog.aliases import catalog_id
 from shared.catalog.specs import GpuSpec, load_catalog
-from shared.quotes.schemas import ClusterRequest
+from shared.quotes.schemas import ClusterRequest, CompareRequest
 from shared.tco.request import TcoInputError
 
 
@@ -29,3 +30,19 @@ def validate(req: ClusterRequest) -> None:
             "give count or a target, not both",
             ["count", "target_relative_throughput", "memory_gb"],
         )
+
+
+def cluster_with_catalog_ids(req: ClusterRequest) -> ClusterRequest:
+    """The request with catalog ids for the GPU names or aliases it may give."""
+    extra = [
+        g.model_copy(update={"gpu": catalog_id("additional_gpus", g.gpu)})
+        for g in req.additional_gpus
+    ]
+    return req.model_copy(update={"gpu": catalog_id("gpu", req.gpu), "additional_gpus": extra})
+
+
+def compare_with_catalog_ids(req: CompareRequest) -> CompareRequest:
+    candidates = [
+        c.model_copy(update={"gpu": catalog_id("candidates.gpu", c.gpu)}) for c in req.candidates
+    ]
+    return req.model_copy(update={"candidates": candidates})

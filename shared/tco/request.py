@@ -8,8 +8,10 @@ from __future__ import annotations
 from decimal import Decimal
 
 from shared.builds.assumptions import Sourced
+from shared.catalog.aliases import catalog_id
 from shared.catalog.specs import GpuSpec, load_catalog
 from shared.kit.errors import InputError
+from shared.tco.schemas import TcoRequest
 
 
 class TcoInputError(InputError):
@@ -25,3 +27,14 @@ def gpu_spec(field_name: str, gpu_id: str) -> GpuSpec:
     if spec is None:
         raise TcoInputError(field_name, f"unknown GPU {gpu_id!r}", ["GET /gpus lists the ids"])
     return spec
+
+
+def with_catalog_ids(req: TcoRequest) -> TcoRequest:
+    """The request with catalog ids for the GPU names or aliases it may give."""
+    cloud = req.cloud_gpu
+    return req.model_copy(
+        update={
+            "gpu": catalog_id("gpu", req.gpu),
+            "cloud_gpu": None if cloud is None else catalog_id("cloud_gpu", cloud),
+        }
+    )

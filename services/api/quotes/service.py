@@ -1,5 +1,4 @@
-"""Quote endpoints: the bodies (the domain's request schemas) with catalog ids for GPU
-names, then compute, store, read.
+"""Quote endpoints: the bodies are the domain's request schemas; compute, store, read.
 
 Who makes a quote decides who may list it: see `Maker` and `listing`.
 """
@@ -13,17 +12,15 @@ from dataclasses import dataclass
 from fastapi import HTTPException, Request
 from sqlmodel import Session
 
-from services.api.errors import InvalidParameter
 from services.api.quotes.schemas import QuoteList, QuoteOut
 from services.api.ratelimit import RateLimiter
 from shared.alerts.models import ApiKey
-from shared.catalog.aliases import resolve_alias
-from shared.catalog.specs import load_catalog
 from shared.kit.settings import Settings
 from shared.perfmodel.classmodel import ClassModel
 from shared.quotes import store as quotes
 from shared.quotes.compare import create_compare
 from shared.quotes.models import Quote
+from shared.quotes.request import cluster_with_catalog_ids, compare_with_catalog_ids
 from shared.quotes.schemas import ClusterRequest, CompareRequest
 
 ANONYMOUS_QUOTES = "anonymous-quotes"  # the rate limiter's namespace for anonymous creation
@@ -76,28 +73,6 @@ def maker(request: Request, key: ApiKey | None, settings: Settings) -> Maker:
     return Maker(None, lambda: admit_anonymous(request, settings))
 
 
-def _gpu(field: str, text: str) -> str:
-    gpu_id = resolve_alias(text)
-    if gpu_id is None:
-        raise InvalidParameter(field, f"unknown GPU {text!r}", load_catalog().ids)
-    return gpu_id
-
-
-def cluster_request(body: ClusterRequest) -> ClusterRequest:
-    """The body with catalog ids for the names and aliases it may give."""
-    extra = [
-        g.model_copy(update={"gpu": _gpu("additional_gpus", g.gpu)}) for g in body.additional_gpus
-    ]
-    return body.model_copy(update={"gpu": _gpu("gpu", body.gpu), "additional_gpus": extra})
-
-
-def compare_request(body: CompareRequest) -> CompareRequest:
-    candidates = [
-        c.model_copy(update={"gpu": _gpu("candidates.gpu", c.gpu)}) for c in body.candidates
-    ]
-    return body.model_copy(update={"candidates": candidates})
-
-
 def out(quote: Quote) -> QuoteOut:
     return QuoteOut.model_validate(quotes.document(quote))
 
@@ -111,7 +86,7 @@ def create_cluster(
     *,
     reuse_identical: bool = False,
 ) -> QuoteOut:
-    request = cluster_request(body)
+    request = cluster_with_catalog_ids(body)
     quote = quotes.create_cluster_quote(
         session,
         request,
@@ -127,7 +102,7 @@ def create_cluster(
 def create_comparison(
     session: Session, body: CompareRequest, settings: Settings, model: ClassModel, made_by: Maker
 ) -> QuoteOut:
-    quote = create_compare(session, compare_request(body), settings, model)
+    quote = create_compare(session, compare_with_catalog_ids(body), settings, model)
     # create_compare computes and stores in one go: an anonymous client over its limit
     # raises here and the request's transaction rolls the row back.
     if made_by.admit is not None:
