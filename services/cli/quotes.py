@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 import json
-from decimal import Decimal
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from pydantic import ValidationError
 
 from services.cli.context import cli_context
-from services.cli.tco import decimal, fail, gpu_id
+from services.cli.options import fail, invalid, schema_options
+from services.cli.tco import gpu_id
+from shared.kit.errors import InputError
 from shared.quotes import store
-from shared.quotes.build import ClusterRequest, validate
-from shared.quotes.compare import Candidate, CompareRequest, create_compare
+from shared.quotes.compare import create_compare
 from shared.quotes.jobs import recompute_standard_quotes
-from shared.tco.inputs import TcoInputError
+from shared.quotes.request import cluster_with_catalog_ids, compare_with_catalog_ids, validate
+from shared.quotes.schemas import ClusterRequest, CompareRequest
 
 app = typer.Typer(
     help="Cluster quotes: bills of materials for multi-GPU builds.", no_args_is_help=True
@@ -27,52 +29,16 @@ def _echo(document: dict[str, Any]) -> None:
 
 
 @app.command("cluster")
-def cluster(
-    gpu: Annotated[str, typer.Option(help="catalog id or name")],
-    count: Annotated[int | None, typer.Option()] = None,
-    target_relative_throughput: Annotated[float | None, typer.Option()] = None,
-    memory_gb: Annotated[float | None, typer.Option(help="total GPU memory")] = None,
-    task: Annotated[str, typer.Option()] = "cv",
-    precision: Annotated[str, typer.Option()] = "fp16",
-    deployment: Annotated[str, typer.Option(help="auto, workstation or datacenter")] = "auto",
-    budget_usd: Annotated[str | None, typer.Option()] = None,
-    allow_geforce: Annotated[bool, typer.Option()] = False,
-    power_limit_w: Annotated[float | None, typer.Option()] = None,
-    network: Annotated[str, typer.Option(help="infiniband or ethernet")] = "infiniband",
-    condition: Annotated[str, typer.Option(help="new, used or any")] = "any",
-    gpu_price_usd: Annotated[str | None, typer.Option()] = None,
-) -> None:
+@schema_options(ClusterRequest, exclude=("additional_gpus",))  # POST /quotes/cluster's fields
+def cluster(req: ClusterRequest) -> None:
     """Compute and store a quote; prints it with its id."""
-    req = ClusterRequest(
-        gpu=gpu_id("gpu", gpu),
-        count=count,
-        target_relative_throughput=target_relative_throughput,
-        memory_gb=memory_gb,
-        task=task,
-        precision=precision,
-        deployment=deployment,
-        budget_usd=decimal("budget_usd", budget_usd),
-        allow_geforce=allow_geforce,
-        power_limit_w=power_limit_w,
-        network=network,
-        condition=condition,
-        gpu_price_usd=decimal("gpu_price_usd", gpu_price_usd),
-    )
     try:
+        req = cluster_with_catalog_ids(req)
         validate(req)  # before opening a session: bad input never touches the database
         with cli_context() as ctx, ctx.session() as session:
             _echo(store.document(store.create_cluster_quote(session, req, ctx.settings, ctx.model)))
-    except TcoInputError as exc:
+    except InputError as exc:
         raise fail(str(exc), exc.valid) from None
-
-
-def _candidate(data: dict[str, Any]) -> Candidate:
-    values = dict(data)
-    values["gpu"] = gpu_id("candidates.gpu", str(values["gpu"]))
-    for key in ("gpu_price_usd", "cloud_usd_per_hour"):
-        if values.get(key) is not None:
-            values[key] = Decimal(str(values[key]))
-    return Candidate(**values)
 
 
 @app.command("compare")
@@ -81,29 +47,19 @@ def compare(
 ) -> None:
     """Compare candidate builds (same body as POST /quotes/compare)."""
     try:
-        body = json.loads(file.read_text("utf-8"))
-        candidates = tuple(_candidate(c) for c in body.pop("candidates"))
-        if "electricity_usd_per_kwh" in body:
-            body["electricity_usd_per_kwh"] = Decimal(str(body["electricity_usd_per_kwh"]))
-        req = CompareRequest(candidates=candidates, **body)
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise fail(
-            f"file: {exc}",
-            [
-                "gpu",
-                "count",
-                "acquisition",
-                "condition",
-                "deployment",
-                "pricing",
-                "cloud_usd_per_hour",
-                "rent_hours",
-            ],
-        ) from None
+        req = CompareRequest.model_validate_json(file.read_text("utf-8"))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        if first["type"] == "json_invalid":
+            raise fail(f"file: {first['msg']}") from None
+        raise invalid(CompareRequest, exc) from None
+    except OSError as exc:
+        raise fail(f"file: {exc}") from None
     try:
+        req = compare_with_catalog_ids(req)
         with cli_context() as ctx, ctx.session() as session:
             _echo(store.document(create_compare(session, req, ctx.settings, ctx.model)))
-    except TcoInputError as exc:
+    except InputError as exc:
         raise fail(str(exc), exc.valid) from None
 
 

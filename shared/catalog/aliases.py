@@ -6,6 +6,7 @@ import re
 from functools import lru_cache
 
 from shared.catalog.specs import load_catalog
+from shared.kit.errors import InputError
 
 _NOISE = re.compile(r"\b(nvidia|geforce|amd|radeon|tesla|generation|instinct)\b")
 
@@ -58,3 +59,12 @@ def resolve_alias(text: str) -> str | None:
     from shared.matching.titles import resolve_gpu_name
 
     return resolve_gpu_name(text)
+
+
+def catalog_id(field: str, text: str) -> str:
+    """`resolve_alias`, or an InputError naming the field and the catalog ids (a 422 in
+    the API, exit 2 in the CLI)."""
+    gpu_id = resolve_alias(text)
+    if gpu_id is None:
+        raise InputError(field, f"unknown GPU {text!r}", load_catalog().ids)
+    return gpu_id

@@ -13,50 +13,24 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
+from typing import get_args
 
 from sqlmodel import Session
 
 from shared.builds import assumptions as d
-from shared.builds import constants as c
 from shared.builds.bom import LineItem
 from shared.builds.build import cloud_layout
+from shared.builds.schemas import MarketCondition
 from shared.builds.speed import build_speedup
 from shared.kit.money import money
 from shared.kit.settings import Settings
 from shared.perfmodel.classmodel import ClassModel
-from shared.pricing.cloud import PRICINGS, Currency, cheapest_offer
-from shared.quotes.build import ClusterRequest, QuoteInputError, spec_of
+from shared.pricing.cloud import Currency, cheapest_offer
 from shared.quotes.models import Quote
+from shared.quotes.request import QuoteInputError, spec_of
+from shared.quotes.schemas import Candidate, ClusterRequest, CompareRequest
 from shared.quotes.store import compute_cluster, store
-from shared.tco.inputs import TcoInputError
-
-ACQUISITIONS = ("buy", "rent")
-MAX_CANDIDATES = 10
-
-
-@dataclass(frozen=True, slots=True)
-class Candidate:
-    gpu: str
-    count: int = 1
-    acquisition: str = "buy"
-    label: str | None = None
-    condition: str = "any"
-    deployment: str = c.AUTO
-    pricing: str = "on-demand"
-    allow_geforce: bool = False
-    gpu_price_usd: Decimal | None = None
-    cloud_usd_per_hour: Decimal | None = None
-    rent_hours: float | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class CompareRequest:
-    candidates: tuple[Candidate, ...]
-    task: str = "cv"
-    precision: str = "fp16"
-    years: float = 1.0
-    utilization: float = d.UTILIZATION
-    electricity_usd_per_kwh: Decimal = d.ELECTRICITY_USD_PER_KWH
+from shared.tco.request import TcoInputError
 
 
 @dataclass(slots=True)
@@ -106,6 +80,8 @@ def _per_work(total: Decimal, work: float) -> Decimal | None:
 def _buy(
     session: Session, c: Candidate, req: CompareRequest, s: Settings, model: ClassModel
 ) -> CandidateResult:
+    if c.condition == "cloud":  # a bought build is priced at a market condition
+        raise QuoteInputError("condition", "unknown value 'cloud'", list(get_args(MarketCondition)))
     cluster = ClusterRequest(
         gpu=c.gpu,
         count=c.count,
@@ -195,14 +171,8 @@ def _rent(
 def compare(
     session: Session, req: CompareRequest, settings: Settings, model: ClassModel
 ) -> CompareResult:
-    if not 1 <= len(req.candidates) <= MAX_CANDIDATES:
-        raise QuoteInputError("candidates", "wrong number", [f"1-{MAX_CANDIDATES} candidates"])
     results = []
     for candidate in req.candidates:
-        if candidate.acquisition not in ACQUISITIONS:
-            raise QuoteInputError("candidates.acquisition", "unknown", list(ACQUISITIONS))
-        if candidate.pricing not in PRICINGS:
-            raise QuoteInputError("candidates.pricing", "unknown", list(PRICINGS))
         run = _buy if candidate.acquisition == "buy" else _rent
         try:
             results.append(run(session, candidate, req, settings, model))

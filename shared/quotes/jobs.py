@@ -15,8 +15,8 @@ from shared.kit.context import Context
 from shared.kit.events import QUEUES, TaskCall
 from shared.kit.settings import Settings
 from shared.perfmodel.classmodel import ClassModel
-from shared.quotes.build import QuoteInputError
 from shared.quotes.models import Quote
+from shared.quotes.request import QuoteInputError
 from shared.quotes.standard import builds_using, gpu_ids_of
 from shared.quotes.store import compute_cluster, dumps, prices_as_of, store
 

@@ -7,7 +7,7 @@ and one two-node InfiniBand cluster.
 
 from __future__ import annotations
 
-from shared.quotes.build import ClusterRequest
+from shared.quotes.schemas import ClusterRequest
 
 STANDARD_BUILDS: dict[str, ClusterRequest] = {
     "4x-rtx-3090-used-workstation": ClusterRequest(
@@ -35,7 +35,7 @@ STANDARD_BUILDS: dict[str, ClusterRequest] = {
 
 
 def gpu_ids_of(req: ClusterRequest) -> set[str]:
-    return {req.gpu, *(gpu_id for gpu_id, _ in req.additional_gpus)}
+    return {req.gpu, *(extra.gpu for extra in req.additional_gpus)}
 
 
 def builds_using(gpu_ids: list[str] | None) -> dict[str, ClusterRequest]:

@@ -15,24 +15,20 @@ from datetime import UTC, date, datetime, time
 from decimal import Decimal
 from typing import Any
 
+from pydantic import BaseModel
 from sqlalchemy import ColumnElement
 from sqlmodel import Session, col, select
 
 from shared.kit.money import money
 from shared.kit.settings import Settings
 from shared.perfmodel.classmodel import ClassModel
-from shared.quotes.build import (
-    ClusterQuote,
-    ClusterRequest,
-    GpuPick,
-    QuoteInputError,
-    quote_cluster,
-    resolve_count,
-    spec_of,
-    validate,
-)
+from shared.quotes.count import resolve_count
+from shared.quotes.lines import GpuPick
 from shared.quotes.models import Quote
-from shared.tco.inputs import market_price_for, price_basis
+from shared.quotes.quote import ClusterQuote, quote_cluster
+from shared.quotes.request import QuoteInputError, spec_of, validate
+from shared.quotes.schemas import ClusterRequest
+from shared.tco.purchase import market_price_for, price_basis
 
 BOM_COLUMNS = ("category", "item", "quantity", "unit_usd", "total_usd", "basis", "source", "as_of")
 
@@ -42,6 +38,8 @@ def _json_default(value: object) -> object:
         return str(value)
     if isinstance(value, date | datetime):
         return value.isoformat()
+    if isinstance(value, BaseModel):  # a request schema, also inside a result dataclass
+        return value.model_dump(mode="json")
     raise TypeError(f"not JSON serializable: {type(value).__name__}")
 
 
@@ -85,9 +83,11 @@ def compute_cluster(
     validate(req)
     count = resolve_count(req, spec_of("gpu", req.gpu), model)
     picks = [pick_for(session, req.gpu, count, req.condition, settings, req.gpu_price_usd)]
-    for gpu_id, extra in req.additional_gpus:
+    for extra in req.additional_gpus:
         picks.append(
-            pick_for(session, gpu_id, extra, req.condition, settings, None, "additional_gpus")
+            pick_for(
+                session, extra.gpu, extra.count, req.condition, settings, None, "additional_gpus"
+            )
         )
     return quote_cluster(req, picks, settings, model)
 

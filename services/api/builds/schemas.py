@@ -1,4 +1,5 @@
-"""The build vocabulary every endpoint that prices or times a build shares."""
+"""The layout every endpoint that prices or times a build answers with (the choices it
+takes are in shared/builds/schemas.py)."""
 
 from __future__ import annotations
 
@@ -7,11 +8,6 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from shared.builds.layout import Layout
-
-# "auto": modules in servers, GeForce cards in workstations of up to 4, other cards in a
-# workstation up to 4 and in 8-GPU servers beyond (the layout's `reason` says which).
-Deployment = Literal["auto", "workstation", "datacenter"]
-Network = Literal["infiniband", "ethernet"]
 
 
 class LayoutOut(BaseModel):

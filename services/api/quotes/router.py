@@ -14,7 +14,8 @@ from fastapi import APIRouter, Path, Query, Request, Response
 from services.api.auth import OptionalKey
 from services.api.deps import ModelDep, SessionDep, SettingsDep, VaryOnAccept
 from services.api.quotes import service
-from services.api.quotes.schemas import ClusterIn, CompareIn, ExportFormat, QuoteList, QuoteOut
+from services.api.quotes.schemas import ExportFormat, QuoteList, QuoteOut
+from shared.quotes.schemas import ClusterRequest, CompareRequest
 from shared.quotes.store import bom_csv
 
 router = APIRouter(tags=["quotes"])
@@ -22,7 +23,7 @@ router = APIRouter(tags=["quotes"])
 
 @router.post("/quotes/cluster", response_model=QuoteOut, status_code=201)
 def post_cluster_quote(
-    body: ClusterIn,
+    body: ClusterRequest,
     request: Request,
     key: OptionalKey,
     session: SessionDep,
@@ -37,7 +38,7 @@ def post_cluster_quote(
 
 @router.post("/quotes/compare", response_model=QuoteOut, status_code=201)
 def post_compare(
-    body: CompareIn,
+    body: CompareRequest,
     request: Request,
     key: OptionalKey,
     session: SessionDep,

@@ -1,4 +1,4 @@
-"""Quote endpoints: map bodies to the domain requests, compute, store, read.
+"""Quote endpoints: the bodies are the domain's request schemas; compute, store, read.
 
 Who makes a quote decides who may list it: see `Maker` and `listing`.
 """
@@ -8,23 +8,20 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Callable
 from dataclasses import dataclass
-from decimal import Decimal
 
 from fastapi import HTTPException, Request
 from sqlmodel import Session
 
-from services.api.errors import InvalidParameter
-from services.api.quotes.schemas import ClusterIn, CompareIn, QuoteList, QuoteOut
+from services.api.quotes.schemas import QuoteList, QuoteOut
 from services.api.ratelimit import RateLimiter
 from shared.alerts.models import ApiKey
-from shared.catalog.aliases import resolve_alias
-from shared.catalog.specs import load_catalog
 from shared.kit.settings import Settings
 from shared.perfmodel.classmodel import ClassModel
 from shared.quotes import store as quotes
-from shared.quotes.build import ClusterRequest
-from shared.quotes.compare import Candidate, CompareRequest, create_compare
+from shared.quotes.compare import create_compare
 from shared.quotes.models import Quote
+from shared.quotes.request import cluster_with_catalog_ids, compare_with_catalog_ids
+from shared.quotes.schemas import ClusterRequest, CompareRequest
 
 ANONYMOUS_QUOTES = "anonymous-quotes"  # the rate limiter's namespace for anonymous creation
 
@@ -76,50 +73,20 @@ def maker(request: Request, key: ApiKey | None, settings: Settings) -> Maker:
     return Maker(None, lambda: admit_anonymous(request, settings))
 
 
-def _gpu(field: str, text: str) -> str:
-    gpu_id = resolve_alias(text)
-    if gpu_id is None:
-        raise InvalidParameter(field, f"unknown GPU {text!r}", load_catalog().ids)
-    return gpu_id
-
-
-def cluster_request(body: ClusterIn) -> ClusterRequest:
-    data = body.model_dump(exclude={"additional_gpus"})
-    data["gpu"] = _gpu("gpu", body.gpu)
-    extra = tuple((_gpu("additional_gpus", g.gpu), g.count) for g in body.additional_gpus)
-    return ClusterRequest(**data, additional_gpus=extra)
-
-
-def compare_request(body: CompareIn) -> CompareRequest:
-    candidates = []
-    for item in body.candidates:
-        data = item.model_dump()
-        data["gpu"] = _gpu("candidates.gpu", item.gpu)
-        candidates.append(Candidate(**data))
-    return CompareRequest(
-        candidates=tuple(candidates),
-        task=body.task,
-        precision=body.precision,
-        years=body.years,
-        utilization=body.utilization,
-        electricity_usd_per_kwh=Decimal(body.electricity_usd_per_kwh),
-    )
-
-
 def out(quote: Quote) -> QuoteOut:
     return QuoteOut.model_validate(quotes.document(quote))
 
 
 def create_cluster(
     session: Session,
-    body: ClusterIn,
+    body: ClusterRequest,
     settings: Settings,
     model: ClassModel,
     made_by: Maker,
     *,
     reuse_identical: bool = False,
 ) -> QuoteOut:
-    request = cluster_request(body)
+    request = cluster_with_catalog_ids(body)
     quote = quotes.create_cluster_quote(
         session,
         request,
@@ -133,9 +100,9 @@ def create_cluster(
 
 
 def create_comparison(
-    session: Session, body: CompareIn, settings: Settings, model: ClassModel, made_by: Maker
+    session: Session, body: CompareRequest, settings: Settings, model: ClassModel, made_by: Maker
 ) -> QuoteOut:
-    quote = create_compare(session, compare_request(body), settings, model)
+    quote = create_compare(session, compare_with_catalog_ids(body), settings, model)
     # create_compare computes and stores in one go: an anonymous client over its limit
     # raises here and the request's transaction rolls the row back.
     if made_by.admit is not None:

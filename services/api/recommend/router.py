@@ -6,23 +6,19 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request, Response
 
-from services.api.builds.schemas import Deployment, Network
 from services.api.deps import ModelDep, SessionDep, SettingsDep
 from services.api.errors import InvalidParameter
 from services.api.recommend.llm import default_weights, llm_memory_estimate
 from services.api.recommend.schemas import (
-    Condition,
     LlmMode,
     MemoryEstimateOut,
-    Precision,
-    Pricing,
     RecommendQuery,
     RecommendResponse,
     Sort,
-    Task,
     WeightPrecision,
 )
 from services.api.recommend.service import ResponseCache, ScoreCache, recommend_json
+from shared.builds.schemas import Condition, Deployment, Network, Precision, Pricing, Task
 from shared.catalog.tasks import TASKS
 
 router = APIRouter(tags=["recommend"])

@@ -8,15 +8,10 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from services.api.builds.schemas import Deployment, LayoutOut, Network
+from services.api.builds.schemas import LayoutOut
 from services.api.prices.schemas import QuoteOut
+from shared.builds.schemas import Condition, Deployment, Network, Precision, Pricing, Task
 
-Task = Literal[
-    "cv", "nlp", "llm-inference", "image-generation", "video", "rl", "kaggle", "prototyping"
-]
-Precision = Literal["fp16", "bf16", "tf32", "fp32", "fp8", "int8"]
-Condition = Literal["new", "used", "any", "cloud"]
-Pricing = Literal["on-demand", "spot"]
 Sort = Literal["perf_per_dollar", "performance"]
 LlmMode = Literal["inference", "full-finetune", "lora"]
 WeightPrecision = Literal["fp16", "bf16", "int8", "int4", "fp8", "fp4"]

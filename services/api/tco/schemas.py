@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from datetime import date
 from decimal import Decimal
-from typing import Literal
 
 from pydantic import BaseModel, Field
 
 from services.api.builds.schemas import LayoutOut
-
-Pricing = Literal["on-demand", "spot"]
+from shared.builds.schemas import Pricing
 
 
 class SourcedOut(BaseModel):

@@ -20,7 +20,8 @@ from shared.builds.assumptions import Sourced
 from shared.kit.settings import Settings
 from shared.perfmodel.classmodel import ClassModel
 from shared.tco import model
-from shared.tco.inputs import TcoReport, TcoRequest, build_report, validate_request
+from shared.tco.report import TcoReport, build_report
+from shared.tco.schemas import TcoRequest
 
 WORK_HOUR = (
     "one hour of the owned build working at full speed; cloud hours are scaled by "
@@ -32,7 +33,6 @@ METHOD = "docs/tco_and_quotes.md; formulas in shared/tco/model.py"
 def tco(
     session: Session, request: TcoRequest, settings: Settings, perf_model: ClassModel
 ) -> TcoResponse:
-    validate_request(request)
     return _response(build_report(session, request, settings, perf_model))
 
 

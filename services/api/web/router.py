@@ -29,8 +29,12 @@ from services.api.quotes import service as quotes_api
 from services.api.recommend.router import get_recommendation
 from services.api.tco.router import get_tco
 from services.api.tco.schemas import TcoResponse
-from services.api.web import service
-from services.api.web.service import FieldError, FormState
+from services.api.web.gpu_page import gpu_view, spec_value
+from services.api.web.negotiation import prefers_html
+from services.api.web.quotes_page import cluster_body, quote_view, quotes_context, standard_quotes
+from services.api.web.recommend_page import FormState, form_context, recommendation_view
+from services.api.web.render import FieldError, render, static_files
+from services.api.web.tco_page import DEFAULT_TCO_GPU, tco_context
 from shared.kit.errors import InputError
 
 RecommendationDep = Annotated[Response, Depends(get_recommendation)]
@@ -97,7 +101,7 @@ class PageRoute(APIRoute):
         return Request(scope, request.receive)
 
     def error_page(self, request: Request, errors: list[FieldError], status: int) -> Response:
-        html = service.render("error.html", errors=errors, status=status, title="Not found")
+        html = render("error.html", errors=errors, status=status, title="Not found")
         return HTMLResponse(html, status_code=status)
 
 
@@ -106,17 +110,13 @@ class RecommendPageRoute(PageRoute):
 
     def error_page(self, request: Request, errors: list[FieldError], status: int) -> Response:
         form = FormState.from_query(request.query_params)
-        html = service.render(
-            "recommend.html", view=None, errors=errors, **service.form_context(form)
-        )
+        html = render("recommend.html", view=None, errors=errors, **form_context(form))
         return HTMLResponse(html, status_code=status)
 
 
 class RecommendFragmentRoute(RecommendPageRoute):
     def error_page(self, request: Request, errors: list[FieldError], status: int) -> Response:
-        return HTMLResponse(
-            service.render("_results.html", view=None, errors=errors), status_code=status
-        )
+        return HTMLResponse(render("_results.html", view=None, errors=errors), status_code=status)
 
 
 class HtmlPageRoute(PageRoute):
@@ -124,9 +124,7 @@ class HtmlPageRoute(PageRoute):
     every API client; include this router before the JSON one."""
 
     def matches(self, scope: Scope) -> tuple[Match, Scope]:
-        if scope["type"] == "http" and not service.prefers_html(
-            Headers(scope=scope).get("accept", "")
-        ):
+        if scope["type"] == "http" and not prefers_html(Headers(scope=scope).get("accept", "")):
             return Match.NONE, {}
         return super().matches(scope)
 
@@ -140,7 +138,7 @@ def _query_string(request: Request) -> str:
 
 def _recommendation_context(request: Request, answer: Response) -> dict[str, Any]:
     query_string = _query_string(request)
-    view = service.recommendation_view(bytes(answer.body), query_string)
+    view = recommendation_view(bytes(answer.body), query_string)
     return {"view": view, "errors": []}
 
 
@@ -148,12 +146,12 @@ def home(request: Request, answer: RecommendationDep) -> HTMLResponse:
     """The recommendation view; the URL holds the query, so a view can be shared."""
     form = FormState.from_query(request.query_params)
     context = _recommendation_context(request, answer)
-    return HTMLResponse(service.render("recommend.html", **context, **service.form_context(form)))
+    return HTMLResponse(render("recommend.html", **context, **form_context(form)))
 
 
 def results_fragment(request: Request, answer: RecommendationDep) -> HTMLResponse:
     """Chart and table only: what the page's script swaps in when the form changes."""
-    return HTMLResponse(service.render("_results.html", **_recommendation_context(request, answer)))
+    return HTMLResponse(render("_results.html", **_recommendation_context(request, answer)))
 
 
 router.add_api_route(
@@ -178,10 +176,8 @@ def gpu_page(
         raise HTTPException(
             404, {"message": f"unknown GPU {gpu_id!r}; see /gpus for the catalog"}
         ) from exc
-    view = service.gpu_view(session, spec, settings, model)
-    return HTMLResponse(
-        service.render("gpu.html", view=view, spec_value=service.spec_value, title=spec.name)
-    )
+    view = gpu_view(session, spec, settings, model)
+    return HTMLResponse(render("gpu.html", view=view, spec_value=spec_value, title=spec.name))
 
 
 router.add_api_route(
@@ -196,7 +192,7 @@ router.add_api_route(
 @router.get("/static/{name}")
 def static(name: str, v: str | None = None) -> Response:
     """The package's own CSS, JS and icons: nothing is loaded from a CDN."""
-    found = service.static_files().get(name)
+    found = static_files().get(name)
     if found is None:
         raise HTTPException(404, {"message": f"no static file {name!r}"})
     content, media_type, digest = found
@@ -208,19 +204,17 @@ def static(name: str, v: str | None = None) -> Response:
 
 
 class TcoPageRoute(HtmlPageRoute):
-    query_defaults = {"gpu": service.DEFAULT_TCO_GPU}
+    query_defaults = {"gpu": DEFAULT_TCO_GPU}
 
     def error_page(self, request: Request, errors: list[FieldError], status: int) -> Response:
-        context = service.tco_context(request.query_params, None)
-        return HTMLResponse(
-            service.render("tco.html", errors=errors, **context), status_code=status
-        )
+        context = tco_context(request.query_params, None)
+        return HTMLResponse(render("tco.html", errors=errors, **context), status_code=status)
 
 
 def tco_page(request: Request, answer: TcoDep) -> HTMLResponse:
     """Own vs rent over time; GET /tco's own parameters, defaults and validation."""
-    context = service.tco_context(request.query_params, answer)
-    return HTMLResponse(service.render("tco.html", errors=[], **context))
+    context = tco_context(request.query_params, answer)
+    return HTMLResponse(render("tco.html", errors=[], **context))
 
 
 router.add_api_route(
@@ -236,8 +230,8 @@ class QuotesPageRoute(HtmlPageRoute):
     def error_page(self, request: Request, errors: list[FieldError], status: int) -> Response:
         # The form as typed, to fix the mistake; the standard builds need a session and
         # are one click away on /quotes.
-        context = service.quotes_context(request.query_params, None, None)
-        html = service.render("quotes.html", errors=errors, **context)
+        context = quotes_context(request.query_params, None, None)
+        html = render("quotes.html", errors=errors, **context)
         return HTMLResponse(html, status_code=status)
 
 
@@ -260,7 +254,7 @@ def quotes_page(
     quote = None
     if query:  # a bare /quotes is the empty form
         try:
-            body = service.cluster_body(query)
+            body = cluster_body(query)
         except ValidationError as exc:  # the same field names and messages as the JSON 422
             raise RequestValidationError(exc.errors()) from exc
         made_by = quotes_api.maker(request, key, settings)
@@ -272,17 +266,17 @@ def quotes_page(
             if exc.status_code != 429:
                 raise
             return _quotes_limited(query, exc)
-        quote = service.quote_view(created)
-    context = service.quotes_context(query, quote, service.standard_quotes(session))
-    return HTMLResponse(service.render("quotes.html", errors=[], **context))
+        quote = quote_view(created)
+    context = quotes_context(query, quote, standard_quotes(session))
+    return HTMLResponse(render("quotes.html", errors=[], **context))
 
 
 def _quotes_limited(query: Mapping[str, str], exc: HTTPException) -> HTMLResponse:
     """The form as typed with the limit's message, and the API's 429 and Retry-After (the
     page route's generic error page would drop the header)."""
     message = exc.detail.get("message") if isinstance(exc.detail, dict) else str(exc.detail)
-    context = service.quotes_context(query, None, None)
-    html = service.render("quotes.html", errors=[FieldError("", str(message))], **context)
+    context = quotes_context(query, None, None)
+    html = render("quotes.html", errors=[FieldError("", str(message))], **context)
     return HTMLResponse(html, status_code=429, headers=exc.headers)
 
 
@@ -312,9 +306,9 @@ def quote_page(quote_id: Annotated[str, Path(max_length=64)], session: SessionDe
     found = quotes_api.out(quotes_api.find(session, quote_id))
     if found.kind != "cluster":  # comparisons have no page: the browser gets the JSON
         return JSONResponse(jsonable_encoder(found))
-    quote = service.quote_view(found)
-    context = service.quotes_context(found.request, quote, service.standard_quotes(session))
-    return HTMLResponse(service.render("quotes.html", errors=[], **context))
+    quote = quote_view(found)
+    context = quotes_context(found.request, quote, standard_quotes(session))
+    return HTMLResponse(render("quotes.html", errors=[], **context))
 
 
 router.add_api_route(

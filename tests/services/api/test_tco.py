@@ -143,6 +143,7 @@ def test_cloud_gpu_defaults_to_the_closest_by_speed(tco_client: TestClient) -> N
         ({"gpu": "rtx-3090", "pricing": "reserved"}, "pricing"),
         ({"gpu": "rtx-3090", "utilization": 1.5}, "utilization"),
         ({"gpu": "rtx-3090", "resale_pct": 1}, "resale_pct"),
+        ({"gpu": "rtx-3090", "condition": "cloud"}, "condition"),
         ({"gpu": "rtx-9999"}, "gpu"),
         ({"gpu": "rtx-3090", "cloud_gpu": "a100-80gb-sxm4"}, "cloud_usd_per_hour"),
         ({"gpu": "b200", "cloud_usd_per_hour": 1}, "purchase_usd"),
@@ -159,3 +160,18 @@ def test_bad_input_is_a_422_naming_the_field(
 def test_422_lists_valid_values(tco_client: TestClient) -> None:
     body = tco_client.get("/tco", params={"gpu": "rtx-3090", "pricing": "reserved"}).json()
     assert "on-demand" in body["message"] and "spot" in body["message"]
+
+
+def test_the_query_is_the_domain_request_and_unknown_parameters_are_ignored(
+    tco_client: TestClient,
+) -> None:
+    params: dict[str, str | int] = {
+        "gpu": "rtx 3090",
+        "cloud_usd_per_hour": 1,
+        "purchase_usd": 1500,
+    }
+    plain = tco_client.get("/tco", params=params)
+    extra = tco_client.get("/tco", params={**params, "colour": "red"})
+    assert plain.status_code == extra.status_code == 200
+    assert plain.json()["gpu"]["id"] == "rtx-3090"
+    assert extra.json()["own"] == plain.json()["own"]

@@ -12,10 +12,10 @@ from typing import get_args
 
 import pytest
 
-from services.api.builds.schemas import Deployment, Network
-from services.api.quotes.schemas import ClusterIn
-from services.api.web import service
+from services.api.web import quotes_page
+from shared.builds.schemas import Deployment, Network
 from shared.catalog.specs import load_catalog
+from shared.quotes.schemas import ClusterRequest
 from tests.services.api.web.conftest import BROWSER
 
 MAX_PAGE_BYTES = 200_000
@@ -292,9 +292,9 @@ def test_quote_form_is_escaped(web_client):
 
 
 def test_quote_form_offers_exactly_the_api_values():
-    assert set(service.DEPLOYMENT_LABELS) == set(get_args(Deployment))
-    assert set(service.NETWORK_LABELS) == set(get_args(Network))
-    assert set(service.QUOTE_FIELDS) <= set(ClusterIn.model_fields)
+    assert set(quotes_page.DEPLOYMENT_LABELS) == set(get_args(Deployment))
+    assert set(quotes_page.NETWORK_LABELS) == set(get_args(Network))
+    assert set(quotes_page.QUOTE_FIELDS) <= set(ClusterRequest.model_fields)
 
 
 def test_static_assets_ship_with_the_package(web_client):

@@ -1,0 +1,23 @@
+"""The choices a request that prices or times a build accepts, one Literal each.
+
+The API's schemas and the domains' request schemas use these, so a choice is spelled once;
+tests/shared/builds/test_schemas.py keeps them in step with the catalog and constants.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+MAX_GPUS = 512  # the largest build any request prices
+Task = Literal[
+    "cv", "nlp", "llm-inference", "image-generation", "video", "rl", "kaggle", "prototyping"
+]
+Precision = Literal["fp16", "bf16", "tf32", "fp32", "fp8", "int8"]
+# "auto": modules in servers, GeForce cards in workstations of up to 4, other cards in a
+# workstation up to 4 and in 8-GPU servers beyond (the layout's `reason` says which).
+Deployment = Literal["auto", "workstation", "datacenter"]
+Network = Literal["infiniband", "ethernet"]
+Pricing = Literal["on-demand", "spot"]
+# What a bought GPU is priced at; /recommend and compare candidates also take "cloud".
+MarketCondition = Literal["new", "used", "any"]
+Condition = Literal["new", "used", "any", "cloud"]

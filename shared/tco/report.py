@@ -1,0 +1,132 @@
+"""Resolve a TCO request: apply every default from the database and the model, sourced.
+
+Both the API and the CLI call `build_report`; it only reads the session.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from sqlmodel import Session
+
+from shared.builds.assumptions import Sourced
+from shared.builds.build import cloud_layout, plan_build
+from shared.builds.layout import Layout, plan_layout
+from shared.builds.speed import build_speedup
+from shared.catalog.specs import GpuSpec
+from shared.kit.money import money
+from shared.kit.settings import Settings
+from shared.perfmodel.classmodel import ClassModel
+from shared.perfmodel.workloads import TASK_CLASS
+from shared.pricing.cloud import CloudPrice
+from shared.tco.cloud import closest_cloud_gpu, cloud_price
+from shared.tco.model import TcoInputs, TcoResult, compute_tco
+from shared.tco.operating import gpu_power, running_inputs
+from shared.tco.purchase import purchase_total, resale_share
+from shared.tco.request import TcoInputError, gpu_spec
+from shared.tco.schemas import TcoRequest
+
+
+@dataclass(slots=True)
+class TcoReport:
+    gpu: GpuSpec
+    cloud_gpu: GpuSpec
+    request: TcoRequest
+    inputs: TcoInputs
+    result: TcoResult
+    assumptions: list[Sourced] = field(default_factory=list)
+    cloud_offer: CloudPrice | None = None
+    model_version: str = ""
+    # The machines the owned side was priced and timed on (shared/builds).
+    layout: Layout | None = None
+
+
+def layout_speed(
+    model: ClassModel,
+    gpu: GpuSpec,
+    layout: Layout,
+    req: TcoRequest,
+    factor: float,
+    field_name: str = "precision",
+) -> float:
+    """Throughput of the layout's GPUs relative to one reference GPU (the build model)."""
+    found = build_speedup(model, [gpu], layout, req.task, req.precision, req.network)
+    if found is None:
+        raise TcoInputError(field_name, f"{gpu.id} cannot run {req.precision}")
+    return found.single.relative_throughput * found.speedup * factor
+
+
+def build_report(
+    session: Session, req: TcoRequest, settings: Settings, model: ClassModel
+) -> TcoReport:
+    gpu = gpu_spec("gpu", req.gpu)
+    out: list[Sourced] = []
+    watts, factor = gpu_power(req, gpu, out)
+    build = plan_build([gpu], req.count, settings, req.deployment, req.network)
+    own_speed = layout_speed(model, gpu, build.layout, req, factor)
+    own_single = layout_speed(model, gpu, plan_layout([gpu], 1, req.deployment), req, 1.0)
+    if req.cloud_gpu is not None:
+        cloud_gpu = gpu_spec("cloud_gpu", req.cloud_gpu)
+    else:
+        cloud_gpu = closest_cloud_gpu(session, gpu, req, own_single, settings, model)
+    rented = cloud_layout(cloud_gpu, req.count)
+    cloud_speed = layout_speed(model, cloud_gpu, rented, req, 1.0, "cloud_gpu")
+    simple = running_inputs(req, build, out)
+    purchase, share = purchase_total(session, req, gpu, build, settings, out)
+    resale = resale_share(session, req, gpu, float(simple["years"]), share, out)
+    hourly, offer = cloud_price(session, req, cloud_gpu, settings, out)
+    out.extend(_speed_notes(model.version, gpu, cloud_gpu, req, own_speed, cloud_speed))
+    inputs = TcoInputs(
+        count=req.count,
+        purchase_usd=money(purchase),
+        gpu_watts=watts,
+        system_watts=float(simple["system_watts"]),
+        utilization=float(simple["utilization"]),
+        electricity_usd_per_kwh=Decimal(str(simple["electricity_usd_per_kwh"])),
+        pue=float(simple["pue"]),
+        years=float(simple["years"]),
+        resale_pct=resale,
+        cloud_usd_per_hour=Decimal(str(hourly)),
+        spot_interruption_overhead=float(simple["spot_interruption_overhead"]),
+        carbon_kg_per_kwh=float(simple["carbon_kg_per_kwh"]),
+        own_speed=own_speed,
+        cloud_speed=cloud_speed,
+        cloud_gpu_watts=float(cloud_gpu.tdp_w),
+    )
+    return TcoReport(
+        gpu,
+        cloud_gpu,
+        req,
+        inputs,
+        compute_tco(inputs),
+        out,
+        offer,
+        model.version,
+        build.layout,
+    )
+
+
+def _speed_notes(
+    version: str, gpu: GpuSpec, cloud_gpu: GpuSpec, req: TcoRequest, own: float, cloud: float
+) -> list[Sourced]:
+    source = (
+        f"performance model {version}: {req.task} ({TASK_CLASS[req.task]}) "
+        f"{req.precision}, {req.count} GPU(s) incl. multi-GPU scaling, relative to one RTX 3090"
+    )
+    return [
+        Sourced(
+            f"own_speed ({req.count} x {gpu.id})",
+            round(own, 4),
+            "x reference",
+            "calibrated",
+            source,
+        ),
+        Sourced(
+            f"cloud_speed ({req.count} x {cloud_gpu.id})",
+            round(cloud, 4),
+            "x reference",
+            "calibrated",
+            source,
+        ),
+    ]
