@@ -13,10 +13,19 @@ from fastapi import Request
 from fastapi.dependencies.models import Dependant
 from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
+from pydantic import BaseModel
 
 
 def _query_names(dependant: Dependant) -> frozenset[str]:
-    names = {param.alias for param in dependant.query_params}
+    names: set[str] = set()
+    for param in dependant.query_params:
+        model = param.field_info.annotation
+        if isinstance(model, type) and issubclass(model, BaseModel):
+            # A schema as the query (`Annotated[TcoRequest, Query()]`): its fields are the
+            # parameters.
+            names |= {f.alias or name for name, f in model.model_fields.items()}
+        else:
+            names.add(param.alias)
     for sub in dependant.dependencies:
         names |= _query_names(sub)
     return frozenset(names)

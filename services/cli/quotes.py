@@ -84,13 +84,15 @@ def list_quotes(
     standard: Annotated[bool, typer.Option(help="the standard builds")] = False,
     limit: Annotated[int, typer.Option()] = 20,
 ) -> None:
-    """Every stored quote, whoever made it (the API lists only standard and own quotes);
-    the last column is the owner: `standard`, `key:<id>` or `anonymous`."""
+    """Every stored quote, whoever made it (the API lists only standard and own quotes):
+    id, kind or standard key, total, owner (`standard`, `key:<id>` or `anonymous`) and
+    the GPUs it prices."""
     with cli_context() as ctx, ctx.session() as session:
         for quote in store.list_quotes(session, standard, limit, 0):
             label = quote.standard_key or quote.kind
             owner = store.owner_label(quote)
-            typer.echo(f"{quote.id}  {label}  ${quote.total_usd}  {owner}")
+            gpus = quote.gpu_ids or "-"
+            typer.echo(f"{quote.id}  {label}  ${quote.total_usd}  {owner}  {gpus}")
 
 
 @app.command("recompute-standard")

@@ -1,6 +1,6 @@
 """The standard builds: common configurations recomputed whenever their prices change.
 
-Chosen from DOMAIN.md sections 4 and 6: the researcher's 4x RTX 3090 workstation (used
+Chosen from docs/domain.md sections 4 and 6: the researcher's 4x RTX 3090 workstation (used
 cards), pairs and quads of workstation cards, the 8-GPU servers of the cluster guidance,
 and one two-node InfiniBand cluster.
 """

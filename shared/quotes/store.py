@@ -253,11 +253,37 @@ def bom_rows(quote: Quote) -> list[dict[str, Any]]:
     return rows
 
 
+def quote_warnings(quote: Quote) -> list[str]:
+    """The quote's warnings (a comparison's, each with its candidate's label)."""
+    result = json.loads(quote.result_json)
+    if quote.kind == "cluster":
+        return list(result.get("warnings", []))
+    return [
+        f"{candidate['label']}: {warning}"
+        for candidate in result["candidates"]
+        for warning in candidate.get("warnings", [])
+    ]
+
+
 def bom_csv(quote: Quote) -> str:
+    """The bill of materials, then the warnings, what the prices and speeds are as of,
+    and the total last (a spreadsheet keeps what the JSON says, not only the lines)."""
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=BOM_COLUMNS, extrasaction="ignore")
     writer.writeheader()
     for row in bom_rows(quote):
         writer.writerow({k: "" if row.get(k) is None else row[k] for k in BOM_COLUMNS})
+    for warning in quote_warnings(quote):
+        writer.writerow({"category": "warning", "item": warning})
+    as_of = quote.prices_as_of.date().isoformat() if quote.prices_as_of else ""
+    writer.writerow({"category": "prices", "item": "newest price behind the quote", "as_of": as_of})
+    writer.writerow(
+        {
+            "category": "model",
+            "item": f"performance model {quote.model_version}",
+            "basis": "calibrated",
+            "as_of": quote.updated_at.date().isoformat(),
+        }
+    )
     writer.writerow({"category": "total", "item": "total", "total_usd": quote.total_usd})
     return buffer.getvalue()

@@ -1,4 +1,4 @@
-"""Own versus rent: the pure arithmetic of DOMAIN.md section 5, generalized.
+"""Own versus rent: the pure arithmetic of docs/domain.md section 5, generalized.
 
 Own (a build of `count` GPUs):
     kWh/year   = (gpu_watts x count + system_watts) x utilization x 8760 h / 1000 x pue

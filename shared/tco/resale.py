@@ -6,7 +6,7 @@ Method (stated in every answer that uses it):
    without a tier (workstation, datacenter, AMD) all older consumer cards with history;
 2. their used prices (monthly medians per card) observed after the Ethereum Merge
    (2022-09-15): before it, mining demand pushed used prices above launch prices
-   (DOMAIN.md section 3: avoid buying in mining booms), which no future resale repeats;
+   (docs/domain.md section 3: avoid buying in mining booms), which no future resale repeats;
 3. retention = used price / launch price at age a (years since release), and a
    geometric decline fitted through the origin: ln(retention) = a x ln(r) by least
    squares, r the share kept per year;

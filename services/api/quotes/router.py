@@ -14,8 +14,7 @@ from fastapi import APIRouter, Path, Query, Request, Response
 from services.api.auth import OptionalKey
 from services.api.deps import ModelDep, SessionDep, SettingsDep, VaryOnAccept
 from services.api.quotes import service
-from services.api.quotes.schemas import ExportFormat, QuoteList, QuoteOut
-from shared.quotes.schemas import ClusterRequest, CompareRequest
+from services.api.quotes.schemas import ClusterIn, CompareIn, ExportFormat, QuoteList, QuoteOut
 from shared.quotes.store import bom_csv
 
 router = APIRouter(tags=["quotes"])
@@ -23,7 +22,7 @@ router = APIRouter(tags=["quotes"])
 
 @router.post("/quotes/cluster", response_model=QuoteOut, status_code=201)
 def post_cluster_quote(
-    body: ClusterRequest,
+    body: ClusterIn,
     request: Request,
     key: OptionalKey,
     session: SessionDep,
@@ -38,7 +37,7 @@ def post_cluster_quote(
 
 @router.post("/quotes/compare", response_model=QuoteOut, status_code=201)
 def post_compare(
-    body: CompareRequest,
+    body: CompareIn,
     request: Request,
     key: OptionalKey,
     session: SessionDep,

@@ -1,5 +1,7 @@
-"""Response bodies of the quote endpoints (the request bodies are the domain's schemas,
-shared/quotes/schemas.py, which the CLI uses too)."""
+"""Bodies of the quote endpoints. Requests are the domain's schemas
+(shared/quotes/schemas.py, which the CLI uses too) under the names the OpenAPI document
+has always given them (ClusterIn, CompareIn, CandidateIn): clients generate code from
+those names."""
 
 from __future__ import annotations
 
@@ -7,9 +9,24 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
+
+from shared.quotes.schemas import MAX_CANDIDATES, Candidate, ClusterRequest, CompareRequest
 
 ExportFormat = Literal["json", "csv"]
+
+
+class ClusterIn(ClusterRequest):
+    """POST /quotes/cluster: give `count`, or a target (`target_relative_throughput` x one
+    RTX 3090, or `memory_gb` in total); with both targets the larger count wins."""
+
+
+class CandidateIn(Candidate):
+    pass
+
+
+class CompareIn(CompareRequest):
+    candidates: list[CandidateIn] = Field(min_length=1, max_length=MAX_CANDIDATES)  # type: ignore[assignment]
 
 
 class QuoteOut(BaseModel):

@@ -277,7 +277,7 @@ def test_the_cli_lists_every_quote_with_its_owner(
         get_settings.cache_clear()
     assert ran.exit_code == 0, ran.output
     rows = {line.split("  ")[0]: line.split("  ") for line in ran.output.splitlines()}
-    assert rows[keyed][1:] == ["cluster", rows[keyed][2], f"key:{key_id}"]
+    assert rows[keyed][1:] == ["cluster", rows[keyed][2], f"key:{key_id}", CLUSTER["gpu"]]
     assert rows[keyed][2].startswith("$")
     assert rows[anonymous][3] == "anonymous"
     assert standard.exit_code == 0

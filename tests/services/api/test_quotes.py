@@ -56,10 +56,22 @@ def test_csv_export_parses_and_adds_up(tco_client: TestClient) -> None:  # noqa:
     response = tco_client.get(f"/quotes/{body['id']}", params={"format": "csv"})
     assert response.headers["content-type"].startswith("text/csv")
     rows = list(csv.DictReader(io.StringIO(response.text)))
-    lines, total = rows[:-1], rows[-1]
+    total = rows[-1]
+    lines = [r for r in rows if r["category"] not in ("warning", "prices", "model", "total")]
     assert {"gpu", "node", "network"} <= {r["category"] for r in lines}
     assert sum(Decimal(r["total_usd"]) for r in lines) == Decimal(total["total_usd"])
     assert all(r["basis"] and r["source"] for r in lines)
+    [prices] = [r for r in rows if r["category"] == "prices"]
+    assert prices["as_of"] == body["prices_as_of"][:10]
+    [model] = [r for r in rows if r["category"] == "model"]
+    assert body["model_version"] in model["item"]
+    # The warnings travel with the spreadsheet too (8 GeForce cards in a server).
+    warned = tco_client.post(
+        "/quotes/cluster", json={"gpu": "rtx-3090", "count": 8, "deployment": "datacenter"}
+    ).json()
+    text = tco_client.get(f"/quotes/{warned['id']}", params={"format": "csv"}).text
+    exported = [r["item"] for r in csv.DictReader(io.StringIO(text)) if r["category"] == "warning"]
+    assert exported == warned["result"]["warnings"] and exported
 
 
 def test_unknown_quote_is_404(tco_client: TestClient) -> None:  # noqa: F811

@@ -41,3 +41,12 @@ def test_an_endpoint_without_parameters_says_so(market_client: TestClient) -> No
     response = market_client.get("/health", params={"verbose": "1"})
     assert response.status_code == 422
     assert "takes no query parameters" in response.json()["message"]
+
+
+def test_a_schema_used_as_the_query_gives_its_fields(market_client: TestClient) -> None:
+    # GET /tco takes its parameters from the TcoRequest schema.
+    params = {"gpu": "rtx-4090", "cloud_gpu": "rtx-4090", "cloud_usd_per_hour": "1.00"}
+    assert market_client.get("/tco", params=params).status_code == 200
+    typo = market_client.get("/tco", params={**params, "utilisation": "0.3"})
+    assert typo.status_code == 422
+    assert "did you mean 'utilization'?" in typo.json()["message"]
