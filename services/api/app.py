@@ -21,8 +21,8 @@ from services.api.model.router import router as model_router
 from services.api.prices.router import router as prices_router
 from services.api.quotes.router import router as quotes_router
 from services.api.ratelimit import RateLimiter
+from services.api.recommend.cache import ResponseCache, ScoreCache
 from services.api.recommend.router import router as recommend_router
-from services.api.recommend.service import ResponseCache, ScoreCache
 from services.api.sources.router import router as sources_router
 from services.api.strict import reject_unknown_query
 from services.api.tco.router import router as tco_router

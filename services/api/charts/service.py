@@ -11,7 +11,7 @@ from sqlmodel import Session, col
 
 from services.api.charts.data import Observation
 from services.api.errors import InvalidParameter
-from services.api.recommend.service import ResponseCache
+from services.api.recommend.cache import ResponseCache
 from shared.catalog.aliases import resolve_alias
 from shared.catalog.specs import GpuSpec, load_catalog
 from shared.models import PriceObservation

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Query, Request, Response
 
 from services.api.deps import ModelDep, SessionDep, SettingsDep
 from services.api.errors import InvalidParameter
+from services.api.recommend.cache import ResponseCache, ScoreCache
 from services.api.recommend.llm import default_weights, llm_memory_estimate
 from services.api.recommend.schemas import (
     LlmMode,
@@ -17,7 +18,7 @@ from services.api.recommend.schemas import (
     Sort,
     WeightPrecision,
 )
-from services.api.recommend.service import ResponseCache, ScoreCache, recommend_json
+from services.api.recommend.service import recommend_json
 from shared.builds.schemas import Condition, Deployment, Network, Precision, Pricing, Task
 from shared.catalog.tasks import TASKS
 

@@ -10,19 +10,17 @@ Posted quotes are shown beside each result, never ranked.
 
 from __future__ import annotations
 
-import threading
-import time
-from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
-from sqlmodel import Session, select
+from sqlmodel import Session
 
 from services.api.builds.schemas import LayoutOut
 from services.api.prices.schemas import QuoteOut
 from services.api.prices.service import quote_out
 from services.api.recommend import empty
+from services.api.recommend.cache import Ranked, ResponseCache, ScoreCache
 from services.api.recommend.llm import fits_memory
 from services.api.recommend.schemas import (
     GpuRef,
@@ -35,7 +33,7 @@ from services.api.recommend.schemas import (
 from shared.builds.build import Build, cloud_layout, perf_per_dollar, plan_build
 from shared.builds.layout import Layout
 from shared.builds.speed import build_speedup
-from shared.catalog.specs import GpuSpec, load_catalog
+from shared.catalog.specs import GpuSpec
 from shared.kit.settings import Settings
 from shared.models import Score, ScoreState
 from shared.perfmodel.classmodel import ClassModel
@@ -46,76 +44,6 @@ from shared.pricing.quotes import best_for, best_quotes, recent_quotes
 from shared.scoring.caveats import build_caveats
 
 CENT = Decimal("0.01")
-
-
-@dataclass(frozen=True, slots=True)
-class Ranked:
-    spec: GpuSpec
-    score: Score
-
-
-class ScoreCache:
-    """Score rows per (task, precision, condition), reloaded when score_state changes."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._revision: int | None = None
-        self._rows: dict[tuple[str, str, str], list[Ranked]] = {}
-
-    def rows(
-        self, session: Session, state: ScoreState | None, key: tuple[str, str, str]
-    ) -> list[Ranked]:
-        revision = state.revision if state else None
-        with self._lock:
-            if revision != self._revision:
-                self._rows = {}
-                self._revision = revision
-            cached = self._rows.get(key)
-        if cached is not None:
-            return cached
-        loaded = _load(session, key)
-        with self._lock:
-            if revision == self._revision:
-                self._rows[key] = loaded
-        return loaded
-
-
-def _load(session: Session, key: tuple[str, str, str]) -> list[Ranked]:
-    task, precision, condition = key
-    catalog = load_catalog()
-    query = select(Score).where(
-        Score.task == task, Score.precision == precision, Score.condition == condition
-    )
-    return [Ranked(catalog.by_id[s.gpu_id], s) for s in session.exec(query)]
-
-
-class ResponseCache:
-    """Serialized answers by (score revision, query), kept for `ttl_s` seconds.
-
-    Procurement tools repeat the same queries; a new score revision changes the key, and
-    the short lifetime keeps the price-age caveats current.
-    """
-
-    def __init__(self, ttl_s: float = 60.0, max_entries: int = 512) -> None:
-        self._ttl_s = ttl_s
-        self._max = max_entries
-        self._lock = threading.Lock()
-        self._entries: OrderedDict[tuple[int | None, str], tuple[float, bytes]] = OrderedDict()
-
-    def get(self, key: tuple[int | None, str]) -> bytes | None:
-        with self._lock:
-            entry = self._entries.get(key)
-            if entry is None or time.monotonic() - entry[0] > self._ttl_s:
-                return None
-            self._entries.move_to_end(key)
-            return entry[1]
-
-    def put(self, key: tuple[int | None, str], body: bytes) -> None:
-        with self._lock:
-            self._entries[key] = (time.monotonic(), body)
-            self._entries.move_to_end(key)
-            while len(self._entries) > self._max:
-                self._entries.popitem(last=False)
 
 
 def recommend_json(
