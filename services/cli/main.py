@@ -44,6 +44,18 @@ def serve(
     """Serve the API (migrates and loads the bundled data on start)."""
     import uvicorn
 
+    settings = get_settings()
+    if workers > 1 and not settings.broker_url:
+        # Each process would run its own scheduler, rate-limit counts and in-process
+        # jobs against one SQLite file: duplicate webhooks, doubled limits, a racing
+        # first migration. A broker (Redis) shares that state.
+        typer.echo(
+            "error: --workers > 1 needs a broker (GPU_ADVISOR_BROKER_URL, Redis) and "
+            "Celery workers; the embedded default serves with one process",
+            err=True,
+        )
+        raise typer.Exit(2)
+
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     uvicorn.run(
         "services.api.app:create_app",

@@ -33,8 +33,11 @@ class Settings(BaseSettings):
     inprocess_scheduler: bool = True
 
     # Celery on Redis. Retry countdowns stay below the visibility timeout, after which
-    # Redis hands an unacknowledged task to another worker.
-    redis_visibility_timeout_s: int = Field(default=3600, ge=5)
+    # Redis hands an unacknowledged task to another worker. Matched to the task limits:
+    # above the hard time limit (360 s, so a running task is never handed out twice) and
+    # the longest retry countdown (600 s); a killed worker's task then comes back within
+    # about 13 minutes (with the restore sweep), not the hour of Celery's default.
+    redis_visibility_timeout_s: int = Field(default=720, ge=5)
     # How often a worker sweeps for tasks whose worker died (older than the timeout).
     redis_restore_interval_s: int = Field(default=60, ge=1)
     task_soft_time_limit_s: int = Field(default=300, ge=1)
