@@ -9,8 +9,9 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import event
+from sqlalchemy import event, make_url
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, create_engine
 
 from shared.kit.settings import Settings
@@ -59,8 +60,26 @@ def alembic_config(url: str) -> Config:
     return config
 
 
+class HalfAppliedSchema(RuntimeError):
+    """The database holds tables of a migration that never recorded its version."""
+
+
 def migrate(url: str, settings: Settings | None = None) -> None:
-    """Bring the schema at `url` to the newest migration."""
+    """Bring the schema at `url` to the newest migration.
+
+    Upgrades are atomic (shared/migrations/env.py); a database left half-migrated by an
+    older release is refused with what to do, rather than failing on every start.
+    """
     if url.startswith("sqlite") and settings is not None:
         settings.data_dir.mkdir(parents=True, exist_ok=True)
-    command.upgrade(alembic_config(url), "head")
+    try:
+        command.upgrade(alembic_config(url), "head")
+    except OperationalError as exc:
+        if "already exists" not in str(exc):
+            raise
+        raise HalfAppliedSchema(
+            f"the database ({make_url(url).render_as_string(hide_password=True)}) holds "
+            f"tables of a migration that did not finish ({exc.orig}); restore a backup, or "
+            "for the embedded default delete the file to start afresh (bundled data and "
+            "scores are rebuilt; stored prices, alerts and keys are lost)"
+        ) from exc
