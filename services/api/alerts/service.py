@@ -129,14 +129,22 @@ def delete(session: Session, alert: Alert) -> None:
 
 
 def send_test(session: Session, alert: Alert, settings: Settings) -> TestResult:
-    """A signed test event, now; the answer holds status and latency, never the body."""
+    """A signed test event, now; the answer holds status and latency, never the body.
+
+    No transaction or pooled connection is held while the receiver answers: a slow
+    receiver once held SQLite's write lock (other writes failed) and, 45 at a time,
+    PostgreSQL's pool. The event is stored with its outcome afterwards (a test event is
+    never queued for the retrying sender, so nothing is stored before the call).
+    """
     now = datetime.now(UTC)
     event = new_event(
         alert, f"test:{uuid.uuid4().hex}", "alert.test", test_payload(alert, now), now
     )
+    url, secret = alert.url, alert.secret
+    session.commit()  # ends the read transaction and returns the connection to the pool
+    outcome = send(url, secret, event.webhook_id, event.payload, settings, now)
     session.add(event)
     session.flush()
-    outcome = send(alert.url, alert.secret, event.webhook_id, event.payload, settings, now)
     assert event.id is not None
     session.add(
         DeliveryAttempt(

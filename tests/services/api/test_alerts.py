@@ -308,3 +308,41 @@ def test_a_manual_price_far_from_the_market_is_kept_but_quarantined(make_client,
     history = client.get("/gpus/rtx-a5000/prices", params={"source": "typo"}).json()
     assert [p["quarantined"] for p in history["items"]] == [True]
     assert history["best_quote"]["used"]["source"] == "vendor-2"
+
+
+def test_a_test_delivery_holds_no_database_connection_while_the_receiver_answers(
+    make_client, alerts_db
+):
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    client = make_client()
+    engine = client.app.state.engine
+    seen: list[int] = []
+
+    class Slow(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+            self.rfile.read(int(self.headers.get("content-length", 0)))
+            # Checked while the API waits for this answer.
+            seen.append(engine.pool.checkedout())
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Slow)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/hook"
+        _, headers = new_key(alerts_db)
+        alert_id = client.post("/alerts", json=alert_body(url), headers=headers).json()["id"]
+        result = client.post(f"/alerts/{alert_id}/test", headers=headers)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert result.status_code == 200 and result.json()["ok"]
+    assert seen == [0]
+    deliveries = client.get(f"/alerts/{alert_id}/deliveries", headers=headers).json()["items"]
+    assert deliveries[0]["attempts_log"][0]["status_code"] == 204
