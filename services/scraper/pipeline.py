@@ -193,12 +193,42 @@ def _normalize_one(listing: RawListing, matcher: TitleMatcher) -> PricedListing 
     return _priced(listing, match.gpu_id, quantity)
 
 
+# Above any GPU's price by orders of magnitude, and far inside Decimal's exact range:
+# 1e308 or 1e999 is a broken page, and quantizing it would raise.
+MAX_SANE_AMOUNT = Decimal("1e9")
+
+
+def _unsafe_text(*values: str | None) -> bool:
+    """Text the database must not get: lone surrogates (broken Unicode) or control
+    characters (PostgreSQL refuses NUL; none belongs in a title, id or URL)."""
+    for value in values:
+        if value is None:
+            continue
+        for char in value:
+            code = ord(char)
+            if 0xD800 <= code <= 0xDFFF or (code < 32 and char not in "\t\n\r"):
+                return True
+            if 0x7F <= code <= 0x9F:
+                return True
+    return False
+
+
+def _insane_amount(amount: Decimal) -> bool:
+    return not amount.is_finite() or abs(amount) > MAX_SANE_AMOUNT
+
+
 def _unpriceable(listing: RawListing) -> str | None:
     """Why this listing has no usable USD price, or None when it has one."""
+    if _unsafe_text(listing.title, listing.listing_id, listing.url):
+        return "invalid_text"
     if listing.price_issue is not None:
         return listing.price_issue
     if listing.price is None:
         return "missing_price"
+    if _insane_amount(listing.price.amount) or (
+        listing.shipping is not None and _insane_amount(listing.shipping.amount)
+    ):
+        return "absurd_price"
     if listing.condition is Condition.FOR_PARTS:
         return "for_parts"
     if listing.in_stock is False:
@@ -317,8 +347,12 @@ def _merge_offer(first: CloudListing, second: CloudListing) -> CloudListing | No
 def _cloud_problem(listing: CloudListing) -> str | None:
     prices = [listing.on_demand_usd_per_hour, listing.spot_usd_per_hour]
     shown = [price for price in prices if price is not None]
+    if _unsafe_text(listing.provider, listing.instance_type, listing.region, listing.offer_id):
+        return "invalid_text"
     if not shown:
         return "missing_price"
+    if any(_insane_amount(price) for price in shown):
+        return "absurd_price"
     if any(price <= 0 for price in shown):
         return "non_positive_price"
     return None

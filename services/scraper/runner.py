@@ -177,15 +177,30 @@ def finish(
     if dry_run:
         return _dry_run(ctx, spec, outcome, scraper_settings)
     interval = ctx.settings.scrape_schedule().get(spec.name, spec.default_interval_s)
+    if isinstance(outcome, Exception):
+        return _record_failure(ctx, spec, interval, started, outcome)
+    try:
+        with ctx.session() as session:
+            report = store_harvest(session, spec, outcome, scraper_settings, ctx.settings)
+            record_success(
+                status_for(session, spec.name, interval), outcome.observed_at, report.summary_json()
+            )
+        return report
+    except Exception as exc:
+        # A harvest the database refused (rolled back whole): the run is recorded as
+        # failed in GET /sources, and the other sources of the run go on.
+        log.exception("%s: storing the harvest failed", spec.name)
+        return _record_failure(ctx, spec, interval, started, exc)
+
+
+def _record_failure(
+    ctx: Context, spec: SourceSpec, interval: int, started: datetime, error: Exception
+) -> RunReport:
+    report = _failure_report(spec, error)
+    log.warning("%s: %s (%s)", spec.name, report.status, report.error)
     with ctx.session() as session:
         status = status_for(session, spec.name, interval)
-        if isinstance(outcome, Exception):
-            report = _failure_report(spec, outcome)
-            log.warning("%s: %s (%s)", spec.name, report.status, report.error)
-            record_failure(status, started, report.error or "", parse_failure=_is_parse(outcome))
-            return report
-        report = store_harvest(session, spec, outcome, scraper_settings, ctx.settings)
-        record_success(status, outcome.observed_at, report.summary_json())
+        record_failure(status, started, report.error or "", parse_failure=_is_parse(error))
     return report
 
 

@@ -266,3 +266,57 @@ def test_without_a_recent_median_a_price_is_judged_by_the_newest_market_or_launc
     assert found[used_3080] == Decimal("349.5")
     assert quarantine_reason(Decimal("40"), found[used_3080]) == "below_median_factor"
     assert quarantine_reason(Decimal("300"), found[used_3080]) is None
+
+
+def test_one_broken_listing_is_dropped_and_counted_the_rest_kept() -> None:
+    """Seen breaking whole runs: prices of NaN, Infinity, 1e308 or 1e999, broken Unicode,
+    control characters (PostgreSQL refuses NUL)."""
+    broken = {
+        "nan": listing("nan", price=Money(Decimal("NaN"), "USD")),
+        "inf": listing("inf", price=Money(Decimal("Infinity"), "USD")),
+        "e308": listing("e308", price=Money(Decimal("1e308"), "USD")),
+        "e999": listing("e999", price=Money(Decimal("1e999"), "USD")),
+        "ship": listing("ship", shipping=Money(Decimal("-Infinity"), "USD")),
+        "surrogate": listing("surrogate", title="RTX 4090 \ud800 FE"),
+        "nul": listing("nul", title="RTX 4090\x00 FE"),
+        "id": listing("bad\x07id"),
+        "url": listing("url", url="https://www.ebay.com/itm/\x9b1"),
+    }
+    good = listing("good")
+    result = normalize([*broken.values(), good], matcher)
+    assert [item.listing.listing_id for item in result.kept] == ["good"]
+    reasons = {
+        drop.listing.listing_id: drop.reason
+        for drop in result.dropped
+        if isinstance(drop.listing, RawListing)
+    }
+    assert reasons == {
+        "nan": "absurd_price",
+        "inf": "absurd_price",
+        "e308": "absurd_price",
+        "e999": "absurd_price",
+        "ship": "absurd_price",
+        "surrogate": "invalid_text",
+        "nul": "invalid_text",
+        "bad\x07id": "invalid_text",
+        "url": "invalid_text",
+    }
+
+
+def test_a_tab_or_newline_in_a_title_is_no_control_character() -> None:
+    assert normalize([listing(title="RTX 4090\tFE\n")], matcher).kept
+
+
+def test_broken_cloud_prices_and_names_are_dropped() -> None:
+    base = CloudListing(
+        "vast", "1x RTX 4090", "RTX 4090", 1, "us", Decimal("0.40"), None,
+        datetime(2026, 11, 1, tzinfo=UTC), offer_id="1",
+    )  # fmt: skip
+    cases = [
+        replace(base, on_demand_usd_per_hour=Decimal("NaN"), offer_id="2"),
+        replace(base, on_demand_usd_per_hour=Decimal("1e999"), offer_id="3"),
+        replace(base, region="us\x00east", offer_id="4"),
+    ]
+    result = validate_cloud([base, *cases])
+    assert result.kept == [base]
+    assert [d.reason for d in result.dropped] == ["absurd_price", "absurd_price", "invalid_text"]

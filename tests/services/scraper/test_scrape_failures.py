@@ -177,3 +177,48 @@ def test_sold_listings_are_stored_once_across_runs(scrape_env: ScrapeEnv) -> Non
     # the active listings are dated again by the new run.
     assert again.rejected["dedupe.already_stored"] == 4
     assert source_counts(scrape_env) == {"ebay": 6, "ebay:sold": 4}
+
+
+def test_a_harvest_the_store_refuses_is_a_recorded_failure_and_the_run_goes_on(
+    scrape_env: ScrapeEnv, monkeypatch
+) -> None:
+    from services.scraper import runner
+
+    real = runner.store_harvest
+
+    def refusing(session, spec, harvest, scraper_settings, settings, **kw):
+        report = real(session, spec, harvest, scraper_settings, settings, **kw)
+        if spec.name == "newegg":
+            session.flush()
+            raise ValueError("the database refused a row")
+        return report
+
+    monkeypatch.setattr(runner, "store_harvest", refusing)
+    reports = by_source(scrape_env.run(["ebay", "newegg"]))
+    assert reports["ebay"].status == "ok" and reports["ebay"].stored > 0
+    assert reports["newegg"].status == "failed"
+    assert "the database refused a row" in (reports["newegg"].error or "")
+    recorded = status(scrape_env, "newegg")
+    assert recorded.consecutive_failures == 1 and "refused" in (recorded.last_error or "")
+    # Nothing of the refused harvest was kept (one transaction per source).
+    with Session(scrape_env.engine) as session:
+        sources = {o.source for o in session.exec(select(PriceObservation))}
+    assert not any(s.startswith("newegg") for s in sources)
+
+
+def test_a_nul_byte_in_one_title_loses_only_that_listing(scrape_env: ScrapeEnv) -> None:
+    """Synthetic edit of the bundled Browse response: one title carries a NUL byte, which
+    PostgreSQL refuses; the run stores the other listings and counts that one."""
+    import json
+
+    from tests.services.scraper.fixture_server import SAMPLES_DIR
+
+    page = json.loads((SAMPLES_DIR / "ebay_browse" / "search.json").read_text())
+    page["itemSummaries"][0]["title"] = "NVIDIA GeForce RTX 4090\u0000 Founders Edition"
+    scrape_env.server.route(PATHS["ebay_browse"], reply(200, json.dumps(page)))
+    [report] = scrape_env.run(["ebay_browse"])
+    assert report.status == "ok", report.error
+    assert report.rejected["normalize.invalid_text"] == 1
+    with Session(scrape_env.engine) as session:
+        titles = [o.title or "" for o in session.exec(select(PriceObservation))]
+    assert titles and not any("\x00" in t for t in titles)
