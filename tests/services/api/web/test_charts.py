@@ -118,3 +118,14 @@ def test_images_are_cached_by_content(web_client):
     first, second = web_client.get(url), web_client.get(url)
     assert first.content == second.content
     assert "max-age" in first.headers["cache-control"]
+
+
+def test_a_bad_image_format_never_poisons_the_ranking(web_client):
+    """Seen once: a chart URL with an unknown format made the same /recommend answer 500
+    until the next price write."""
+    params = {"task": "video", "precision": "bf16", "condition": "new"}
+    bad = web_client.get("/charts/perf-per-dollar.bad", params=params)
+    assert bad.status_code == 422 and "svg" in bad.json()["message"]
+    for _ in range(2):
+        assert web_client.get("/recommend", params=params).status_code == 200
+        assert web_client.get("/charts/perf-per-dollar.svg", params=params).status_code == 200
