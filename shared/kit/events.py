@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -60,13 +60,44 @@ class CeleryDispatcher(Dispatcher):
         self._client.send_task(call.name, args=list(call.args), queue=call.queue)
 
 
+@dataclass
+class _Waiting:
+    """A queued call of a coalesced job, not started yet: later calls merge into it."""
+
+    arity: int
+    gpu_ids: set[str] | None  # None: every GPU
+
+    @classmethod
+    def of(cls, args: tuple[Any, ...]) -> _Waiting:
+        ids = args[0] if args else None
+        return cls(len(args), None if ids is None else set(ids))
+
+    def merge(self, args: tuple[Any, ...]) -> None:
+        more = args[0] if args else None
+        self.gpu_ids = None if self.gpu_ids is None or more is None else self.gpu_ids | set(more)
+
+    def args(self) -> tuple[Any, ...]:
+        if self.arity == 0:
+            return ()
+        return (None if self.gpu_ids is None else sorted(self.gpu_ids),)
+
+
 class InProcessDispatcher(Dispatcher):
     """Runs jobs from `jobs` in one background thread (so in-process recomputes never run
-    concurrently), each given the context the dispatcher was attached to."""
+    concurrently), each given the context the dispatcher was attached to.
 
-    def __init__(self, jobs: Mapping[str, Job], eager: bool) -> None:
+    Calls of a `coalesce` job (its one argument: GPU ids, or None for all) that arrive
+    while one is still queued merge into it: a burst of price writes costs one recompute
+    of their GPUs, not one per write.
+    """
+
+    def __init__(
+        self, jobs: Mapping[str, Job], eager: bool, coalesce: Collection[str] = ()
+    ) -> None:
         self._jobs = dict(jobs)
         self._eager = eager
+        self._coalesce = frozenset(coalesce)
+        self._waiting: dict[str, _Waiting] = {}
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gpu-advisor-jobs")
         self._context: Any = None
         self._lock = threading.Lock()
@@ -84,11 +115,25 @@ class InProcessDispatcher(Dispatcher):
         if self._eager:
             job(self._context, *call.args)
             return
-        future = self._executor.submit(_run_logged, job, self._context, call)
         with self._lock:
+            waiting = self._waiting.get(call.name)
+            if waiting is not None:
+                waiting.merge(call.args)
+                return
+            if call.name in self._coalesce:
+                waiting = self._waiting[call.name] = _Waiting.of(call.args)
+            future = self._executor.submit(self._run, job, call, waiting)
             self._pending.add(future)
         future.add_done_callback(self._done)
         self.last = future
+
+    def _run(self, job: Job, call: TaskCall, waiting: _Waiting | None) -> Any:
+        if waiting is not None:
+            with self._lock:  # from now on, new calls queue a new run
+                if self._waiting.get(call.name) is waiting:
+                    del self._waiting[call.name]
+                call = TaskCall(call.name, waiting.args(), call.queue)
+        return _run_logged(job, self._context, call)
 
     def _done(self, future: Future[Any]) -> None:
         with self._lock:

@@ -69,6 +69,9 @@ def resend_call() -> TaskCall:
     return TaskCall(RESEND_UNSENT, (), QUEUES["compute"])
 
 
+# Jobs of GPU ids (or all): queued calls of one merge in the in-process dispatcher.
+COALESCED = (RECOMPUTE_SCORES, FULL_RECOMPUTE, RECOMPUTE_QUOTES, EVALUATE)
+
 JOBS: dict[str, Job] = {
     RECOMPUTE_SCORES: recompute_job,
     FULL_RECOMPUTE: full_recompute_job,

@@ -10,7 +10,7 @@ from shared.kit.events import CeleryDispatcher, Dispatcher, InProcessDispatcher
 from shared.kit.settings import Settings
 from shared.perfmodel.classmodel import ClassModel
 from shared.perfmodel.registry import get_model
-from shared.wiring.jobs import JOBS
+from shared.wiring.jobs import COALESCED, JOBS
 
 
 def open_context(
@@ -22,7 +22,9 @@ def open_context(
     if settings.broker_url:
         dispatcher = CeleryDispatcher(settings)
     else:
-        dispatcher = InProcessDispatcher(JOBS, eager=settings.inprocess_mode == "eager")
+        dispatcher = InProcessDispatcher(
+            JOBS, eager=settings.inprocess_mode == "eager", coalesce=COALESCED
+        )
     ctx = Context(
         settings=settings,
         engine=engine if engine is not None else engine_for(settings),

@@ -30,7 +30,9 @@ class InProcessScheduler:
         self._dispatcher = ctx.dispatcher
         self._jobs = [
             Periodic(dispatch_call(), ctx.settings.alert_dispatch_interval_s, now),
-            Periodic(full_recompute_call(), DAY_S, now + DAY_S),
+            # The first at start: in-process work a killed process had queued (a recompute,
+            # its alert evaluation and standard quotes) is redone from the stored prices.
+            Periodic(full_recompute_call(), DAY_S, now),
             # Work another process parked in the database (it could not reach its
             # dispatcher) is sent here, as beat's resend-unsent does with a broker.
             Periodic(resend_call(), ctx.settings.unsent_resend_interval_s, now),
