@@ -31,8 +31,8 @@ from scipy.optimize import least_squares
 
 from shared.catalog.specs import GpuSpec, load_catalog
 from shared.perfmodel import benchmark_workloads as bw
-from shared.perfmodel import benchmarks as bm
 from shared.perfmodel import inference as inf
+from shared.perfmodel.benchmark_sources import measurement as bm
 from shared.perfmodel.features import matmul_rate
 from shared.perfmodel.scaling import fit_scaling, interconnect_class
 from shared.perfmodel.timemodel import Shares

@@ -22,9 +22,10 @@ from pathlib import Path
 import numpy as np
 
 from shared.catalog.specs import GpuSpec, load_catalog
-from shared.perfmodel import benchmarks as bm
 from shared.perfmodel import classfit as cf
 from shared.perfmodel import validation as val
+from shared.perfmodel.benchmark_sources import measurement as bm
+from shared.perfmodel.benchmarks import load_all
 from shared.perfmodel.calibrated import CalibratedModel
 from shared.perfmodel.classmodel import CLASS_MODEL_VERSION, params_path
 from shared.perfmodel.workloads import CLASS_FAMILY, LLM_SERVING
@@ -78,7 +79,7 @@ def evaluate(workers: int = 2, measurements: Sequence[bm.Measurement] | None = N
     """Full fit, then one refit per held-out table and per held-out GPU (in `workers`
     processes: about 110 fits of a few seconds each on the bundled data)."""
     if measurements is None:
-        measurements = bm.load_all(include_in_sample=False).measurements
+        measurements = load_all(include_in_sample=False).measurements
     rows = cf.prepare(measurements, training_base)
     by_key = {
         cf.row_key(r.m.gpu_id, r.m.workload_class, r.m.gpus_per_system, r.m.workload): r

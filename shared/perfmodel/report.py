@@ -7,7 +7,7 @@ from datetime import date
 from pathlib import Path
 
 from shared.catalog.specs import load_catalog
-from shared.perfmodel.benchmarks import (
+from shared.perfmodel.benchmark_sources.measurement import (
     CNN_INFERENCE,
     DECODE_SERVING,
     DIFFUSION,

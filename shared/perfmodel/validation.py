@@ -25,8 +25,9 @@ from scipy.stats import rankdata
 
 from shared.catalog.specs import Catalog, GpuSpec, load_catalog
 from shared.catalog.tasks import TASKS
-from shared.perfmodel import benchmarks as bm
 from shared.perfmodel.base import PerformanceModel
+from shared.perfmodel.benchmark_sources import measurement as bm
+from shared.perfmodel.benchmarks import load_all
 from shared.perfmodel.registry import get_model, multi_gpu_speedup
 
 GPU_PAIR, SCALING_PAIR = "gpu", "scaling"
@@ -442,7 +443,7 @@ def run_validation(model: PerformanceModel | None = None) -> Validation:
     """Load every source, pair within tables and score the model and the baseline."""
     from shared.perfmodel.lambda_data import measured_gpu_ids
 
-    load = bm.load_all()
+    load = load_all()
     catalog = load_catalog()
     predictor = model_predictor(model)
     groups = build_groups(load.measurements)

@@ -8,10 +8,11 @@ from dataclasses import replace
 import pytest
 
 from shared.catalog.specs import load_catalog
-from shared.perfmodel import benchmarks as bm
 from shared.perfmodel import classfit as cf
 from shared.perfmodel import classreport
 from shared.perfmodel import inference as inf
+from shared.perfmodel.benchmark_sources import measurement as bm
+from shared.perfmodel.benchmarks import load_all
 from shared.perfmodel.classmodel import load_class_params
 
 GPUS = (
@@ -140,7 +141,7 @@ def test_leave_one_out_never_fits_on_the_held_out_table(monkeypatch):
 def test_class_report_on_a_subset_names_targets_and_intervals(tmp_path):
     measurements = [
         m
-        for m in bm.load_all(include_in_sample=False).measurements
+        for m in load_all(include_in_sample=False).measurements
         if m.workload_class in (bm.DIFFUSION, bm.LLM_DECODE)
     ]
     evaluation = classreport.evaluate(workers=1, measurements=measurements)

@@ -6,8 +6,8 @@ import pytest
 from typer.testing import CliRunner
 
 from services.cli.model import app
-from shared.perfmodel import benchmarks as bm
 from shared.perfmodel import validation as val
+from shared.perfmodel.benchmark_sources import measurement as bm
 
 
 def _m(table: str, gpu: str, value: float, count: int = 1, workload: str = "w") -> bm.Measurement:
