@@ -23,11 +23,13 @@ import numpy as np
 
 from shared.catalog.specs import GpuSpec, load_catalog
 from shared.perfmodel import classfit as cf
-from shared.perfmodel import validation as val
 from shared.perfmodel.benchmark_sources import measurement as bm
 from shared.perfmodel.benchmarks import load_all
 from shared.perfmodel.calibrated import CalibratedModel
 from shared.perfmodel.classmodel import CLASS_MODEL_VERSION, params_path
+from shared.perfmodel.pair_predictors import PerGpu, Predictor
+from shared.perfmodel.pair_scores import Scored, Summary, percent, score_pairs, summarize
+from shared.perfmodel.pairs import GPU_PAIR, SCALING_PAIR, build_groups, gpu_pairs, scaling_pairs
 from shared.perfmodel.workloads import CLASS_FAMILY, LLM_SERVING
 
 INTERVAL_QUANTILE = 0.8
@@ -49,22 +51,22 @@ def product_class(benchmark_class: str) -> str:
 @dataclass(frozen=True, slots=True)
 class Evaluation:
     full: cf.FittedParams
-    loto: list[val.Scored]
-    logo: list[val.Scored]
+    loto: list[Scored]
+    logo: list[Scored]
     half_width: dict[str, float]
     # Coverage of the 80 % interval by class, each table scored with widths from others.
     coverage: dict[str, float]
     rows: int
 
 
-def _predictor(params: cf.FittedParams, by_key: dict[tuple[str, ...], cf.Row]) -> val.Predictor:
+def _predictor(params: cf.FittedParams, by_key: dict[tuple[str, ...], cf.Row]) -> Predictor:
     ref = load_catalog().by_id["rtx-3090"]
 
-    def predict(gpu: GpuSpec, klass: str, count: int, workload: str) -> val.PerGpu | None:
+    def predict(gpu: GpuSpec, klass: str, count: int, workload: str) -> PerGpu | None:
         row = by_key.get(cf.row_key(gpu.id, klass, count, workload))
         if row is None:
             return None
-        return val.PerGpu(math.exp(cf.predict_log(row, params, ref)))
+        return PerGpu(math.exp(cf.predict_log(row, params, ref)))
 
     return predict
 
@@ -91,19 +93,19 @@ def evaluate(workers: int = 2, measurements: Sequence[bm.Measurement] | None = N
     jobs = [(rows, "table", t, full) for t in tables] + [(rows, "gpu", g, full) for g in gpus]
     with ProcessPoolExecutor(max_workers=workers) as pool:
         fits = list(pool.map(_fit_without, jobs))
-    loto: list[val.Scored] = []
+    loto: list[Scored] = []
     for table, params in zip(tables, fits[: len(tables)], strict=True):
         held = [m for m in measurements if f"{m.dataset}|{m.table_id}" == table]
-        groups = val.build_groups(held)
-        pairs = val.gpu_pairs(groups) + val.scaling_pairs(groups)
-        loto += val.score_pairs(pairs, _predictor(params, by_key))[0]
-    all_groups = val.build_groups(measurements)
-    all_pairs = val.gpu_pairs(all_groups)
-    logo: list[val.Scored] = []
+        groups = build_groups(held)
+        pairs = gpu_pairs(groups) + scaling_pairs(groups)
+        loto += score_pairs(pairs, _predictor(params, by_key))[0]
+    all_groups = build_groups(measurements)
+    all_pairs = gpu_pairs(all_groups)
+    logo: list[Scored] = []
     for gpu_id, params in zip(gpus, fits[len(tables) :], strict=True):
         pairs = [p for p in all_pairs if gpu_id in (p.gpu_a, p.gpu_b)]
-        logo += val.score_pairs(pairs, _predictor(params, by_key))[0]
-    half_width, coverage = _intervals([s for s in loto if s.pair.kind == val.GPU_PAIR])
+        logo += score_pairs(pairs, _predictor(params, by_key))[0]
+    half_width, coverage = _intervals([s for s in loto if s.pair.kind == GPU_PAIR])
     return Evaluation(full, loto, logo, half_width, coverage, len(rows))
 
 
@@ -111,8 +113,8 @@ def _q(errors: Sequence[float], q: float) -> float:
     return float(np.quantile(np.asarray(errors), q))
 
 
-def _intervals(scored: Sequence[val.Scored]) -> tuple[dict[str, float], dict[str, float]]:
-    by_class: dict[str, list[val.Scored]] = defaultdict(list)
+def _intervals(scored: Sequence[Scored]) -> tuple[dict[str, float], dict[str, float]]:
+    by_class: dict[str, list[Scored]] = defaultdict(list)
     for s in scored:
         by_class[product_class(s.pair.workload_class)].append(s)
     half_width, coverage = {}, {}
@@ -164,18 +166,18 @@ class ClassRow:
     protocol: str
     workload_class: str
     dataset: str
-    summary: val.Summary
+    summary: Summary
 
 
 def summaries(evaluation: Evaluation) -> list[ClassRow]:
     out = []
     for protocol, scored in ((LOTO, evaluation.loto), (LOGO, evaluation.logo)):
-        pairs = [s for s in scored if s.pair.kind == val.GPU_PAIR]
+        pairs = [s for s in scored if s.pair.kind == GPU_PAIR]
         for klass in bm.WORKLOAD_CLASSES:
             chosen = [s for s in pairs if s.pair.workload_class == klass]
             for dataset in sorted({s.pair.dataset for s in chosen}) + ["all"]:
                 subset = [s for s in chosen if dataset in ("all", s.pair.dataset)]
-                summary = val.summarize(klass, dataset, subset)
+                summary = summarize(klass, dataset, subset)
                 if summary is not None:
                     out.append(ClassRow(protocol, klass, dataset, summary))
     return out
@@ -186,14 +188,14 @@ def targets(evaluation: Evaluation) -> list[tuple[str, str, bool]]:
     table has nothing left to fit it on when that table is held out (and no other
     table's errors to set its interval): its criteria are reported as not measurable."""
     rows = []
-    loto = [s for s in evaluation.loto if s.pair.kind == val.GPU_PAIR]
+    loto = [s for s in evaluation.loto if s.pair.kind == GPU_PAIR]
     tables = _tables_by_class(loto)
     for klass in bm.WORKLOAD_CLASSES:
         items = [s for s in loto if s.pair.workload_class == klass]
         if not items:
             continue
-        med = val.percent(statistics.median(s.model_log_error for s in items))
-        base = val.percent(statistics.median(s.baseline_log_error for s in items))
+        med = percent(statistics.median(s.model_log_error for s in items))
+        base = percent(statistics.median(s.baseline_log_error for s in items))
         limit = min(0.12, 0.6 * base)
         if klass == bm.LLM_DECODE:
             limit = min(limit, 0.15)
@@ -213,11 +215,10 @@ def targets(evaluation: Evaluation) -> list[tuple[str, str, bool]]:
     training = [
         s
         for s in evaluation.logo
-        if s.pair.kind == val.GPU_PAIR
-        and s.pair.workload_class in (bm.TRAINING_CV, bm.TRAINING_NLP)
+        if s.pair.kind == GPU_PAIR and s.pair.workload_class in (bm.TRAINING_CV, bm.TRAINING_NLP)
     ]
     if training:
-        p90 = val.percent(_q([s.model_log_error for s in training], 0.9))
+        p90 = percent(_q([s.model_log_error for s in training], 0.9))
         rows.append(
             ("training on GPUs not in the fit (LOGO): p90 <= 30 %", f"{p90:.1%}", p90 <= 0.3)
         )
@@ -229,8 +230,7 @@ def training_logo_tail(evaluation: Evaluation, top: int = 8) -> list[tuple[str, 
     training = [
         s
         for s in evaluation.logo
-        if s.pair.kind == val.GPU_PAIR
-        and s.pair.workload_class in (bm.TRAINING_CV, bm.TRAINING_NLP)
+        if s.pair.kind == GPU_PAIR and s.pair.workload_class in (bm.TRAINING_CV, bm.TRAINING_NLP)
     ]
     if not training:
         return []
@@ -245,7 +245,7 @@ def training_logo_tail(evaluation: Evaluation, top: int = 8) -> list[tuple[str, 
 _NOT_MEASURABLE = "not measurable: one table, nothing left to fit on when it is held out"
 
 
-def _tables_by_class(scored: Sequence[val.Scored]) -> dict[str, int]:
+def _tables_by_class(scored: Sequence[Scored]) -> dict[str, int]:
     """Held-out tables with pairs, by benchmark class and by product class."""
     keys: dict[str, set[tuple[str, str]]] = defaultdict(set)
     for s in scored:
@@ -296,7 +296,7 @@ def render(evaluation: Evaluation) -> str:
             f"| {s.median:.1%} | {s.p90:.1%} | {s.baseline_median:.1%} | "
             f"{s.baseline_p90:.1%} | {s.order:.2f} | {s.baseline_order:.2f} |"
         )
-    scaling = [s for s in evaluation.loto if s.pair.kind == val.SCALING_PAIR]
+    scaling = [s for s in evaluation.loto if s.pair.kind == SCALING_PAIR]
     lines += ["", "## Multi-GPU scaling (leave one table out)", ""]
     lines += [
         "| class | pairs | median | p90 | linear median | linear p90 |",
@@ -305,7 +305,7 @@ def render(evaluation: Evaluation) -> str:
     for klass in bm.WORKLOAD_CLASSES:
         items = [s for s in scaling if s.pair.workload_class == klass]
         if items:
-            scale = val.summarize(klass, "all", items)
+            scale = summarize(klass, "all", items)
             assert scale is not None
             lines.append(
                 f"| {klass} | {scale.pairs} | {scale.median:.1%} | {scale.p90:.1%} | "

@@ -26,21 +26,13 @@ from shared.perfmodel.benchmark_sources.measurement import (
 from shared.perfmodel.evaluation import CvPoint, Summary, all_logo_points, all_summaries
 from shared.perfmodel.fitting import parameter_count
 from shared.perfmodel.lambda_data import ratio_points
+from shared.perfmodel.pair_predictors import CLASS_TASK, MODEL_PRECISION, class_family
+from shared.perfmodel.pair_scores import Scored, percent, summarize
+from shared.perfmodel.pair_scores import Summary as Summary_
+from shared.perfmodel.pairs import GPU_PAIR, SCALING_PAIR
 from shared.perfmodel.params import MODEL_VERSION, load_params
 from shared.perfmodel.scaling import NVSWITCH, interconnect_class
-from shared.perfmodel.validation import (
-    CLASS_TASK,
-    GPU_PAIR,
-    MODEL_PRECISION,
-    SCALING_PAIR,
-    Scored,
-    Validation,
-    class_family,
-    percent,
-    run_validation,
-    summarize,
-)
-from shared.perfmodel.validation import Summary as Summary_
+from shared.perfmodel.validation import Validation, run_validation
 
 TARGET_MEDIAN, TARGET_P90, TARGET_BASELINE_FRACTION = 0.10, 0.30, 0.5
 REPORT_HEADER = (
