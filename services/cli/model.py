@@ -143,7 +143,8 @@ def validate(
     out: Annotated[Path, typer.Option(help="Markdown file to write.")] = DEFAULT_VALIDATION_PATH,
 ) -> None:
     """Score the model and the bandwidth baseline on published benchmarks (GPU pairs per table)."""
-    from shared.perfmodel.report import validation_summaries, write_validation_report
+    from shared.perfmodel.validation_report import write_validation_report
+    from shared.perfmodel.validation_tables import validation_summaries
 
     result = write_validation_report(out)
     typer.echo(
