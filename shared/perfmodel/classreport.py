@@ -26,6 +26,8 @@ from shared.perfmodel import classfit as cf
 from shared.perfmodel.benchmark_sources import measurement as bm
 from shared.perfmodel.benchmarks import load_all
 from shared.perfmodel.calibrated import CalibratedModel
+from shared.perfmodel.class_params import FittedParams
+from shared.perfmodel.class_rows import Row, gpu_of, prepare, row_key, table_of
 from shared.perfmodel.classmodel import CLASS_MODEL_VERSION, params_path
 from shared.perfmodel.pair_predictors import PerGpu, Predictor
 from shared.perfmodel.pair_scores import Scored, Summary, percent, score_pairs, summarize
@@ -50,7 +52,7 @@ def product_class(benchmark_class: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Evaluation:
-    full: cf.FittedParams
+    full: FittedParams
     loto: list[Scored]
     logo: list[Scored]
     half_width: dict[str, float]
@@ -59,11 +61,11 @@ class Evaluation:
     rows: int
 
 
-def _predictor(params: cf.FittedParams, by_key: dict[tuple[str, ...], cf.Row]) -> Predictor:
+def _predictor(params: FittedParams, by_key: dict[tuple[str, ...], Row]) -> Predictor:
     ref = load_catalog().by_id["rtx-3090"]
 
     def predict(gpu: GpuSpec, klass: str, count: int, workload: str) -> PerGpu | None:
-        row = by_key.get(cf.row_key(gpu.id, klass, count, workload))
+        row = by_key.get(row_key(gpu.id, klass, count, workload))
         if row is None:
             return None
         return PerGpu(math.exp(cf.predict_log(row, params, ref)))
@@ -71,9 +73,9 @@ def _predictor(params: cf.FittedParams, by_key: dict[tuple[str, ...], cf.Row]) -
     return predict
 
 
-def _fit_without(args: tuple[Sequence[cf.Row], str, str, cf.FittedParams]) -> cf.FittedParams:
+def _fit_without(args: tuple[Sequence[Row], str, str, FittedParams]) -> FittedParams:
     rows, kind, held, warm = args
-    key: Callable[[cf.Row], str] = cf.table_of if kind == "table" else cf.gpu_of
+    key: Callable[[Row], str] = table_of if kind == "table" else gpu_of
     return cf.fit([r for r in rows if key(r) != held], warm=warm)
 
 
@@ -82,14 +84,13 @@ def evaluate(workers: int = 2, measurements: Sequence[bm.Measurement] | None = N
     processes: about 110 fits of a few seconds each on the bundled data)."""
     if measurements is None:
         measurements = load_all(include_in_sample=False).measurements
-    rows = cf.prepare(measurements, training_base)
+    rows = prepare(measurements, training_base)
     by_key = {
-        cf.row_key(r.m.gpu_id, r.m.workload_class, r.m.gpus_per_system, r.m.workload): r
-        for r in rows
+        row_key(r.m.gpu_id, r.m.workload_class, r.m.gpus_per_system, r.m.workload): r for r in rows
     }
     full = cf.fit(rows)
-    tables = sorted({cf.table_of(r) for r in rows})
-    gpus = sorted({cf.gpu_of(r) for r in rows})
+    tables = sorted({table_of(r) for r in rows})
+    gpus = sorted({gpu_of(r) for r in rows})
     jobs = [(rows, "table", t, full) for t in tables] + [(rows, "gpu", g, full) for g in gpus]
     with ProcessPoolExecutor(max_workers=workers) as pool:
         fits = list(pool.map(_fit_without, jobs))
