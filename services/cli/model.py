@@ -51,12 +51,12 @@ def report(
 
 
 def _class_report(out: Path, write_params: bool) -> None:
-    from shared.perfmodel import classreport
+    from shared.perfmodel import classeval, classreport
 
-    evaluation = classreport.evaluate()
+    evaluation = classeval.evaluate()
     classreport.write_report(out, evaluation)
     if write_params:
-        typer.echo(f"wrote {classreport.write_params(evaluation)}")
+        typer.echo(f"wrote {classeval.write_params(evaluation)}")
     for target, measured, met in classreport.targets(evaluation):
         typer.echo(f"{'met   ' if met else 'missed'} {target}: {measured}")
     typer.echo(f"wrote {out}")

@@ -8,8 +8,8 @@ from dataclasses import replace
 import pytest
 
 from shared.catalog.specs import load_catalog
+from shared.perfmodel import classeval, classreport
 from shared.perfmodel import classfit as cf
-from shared.perfmodel import classreport
 from shared.perfmodel import inference as inf
 from shared.perfmodel.benchmark_sources import measurement as bm
 from shared.perfmodel.benchmarks import load_all
@@ -68,7 +68,7 @@ def _measurements(
                 False,
                 "synthetic",
             )
-            [row] = prepare([proto], classreport.training_base)
+            [row] = prepare([proto], classeval.training_base)
             value = math.exp(cf.predict_log(row, params, None)) * scale  # type: ignore[arg-type]
             out.append(
                 bm.Measurement(
@@ -96,7 +96,7 @@ def test_fit_recovers_planted_architecture_offsets():
     )
     # Absolute levels differ 10x between tables: only ratios within a table may matter.
     data = _measurements(planted, {"t1": 1.0, "t2": 10.0, "t3": 0.3})
-    fitted = cf.fit(prepare(data, classreport.training_base))
+    fitted = cf.fit(prepare(data, classeval.training_base))
     for gpu in {g: load_catalog().by_id[g] for g in GPUS}.values():
         planted_log = planted.arch_log["llm"].get(gpu.architecture, 0.0)
         # The group's and the stack's offsets add up; the ridge prior pulls a little
@@ -115,7 +115,7 @@ def test_each_software_stack_keeps_its_own_architecture_offsets():
     data = _measurements(planted, {"d1": 1.0, "d2": 3.0}) + _measurements(
         planted, {"s1": 1.0, "s2": 0.5}, SERVING
     )
-    fitted = cf.fit(prepare(data, classreport.training_base)).inference()
+    fitted = cf.fit(prepare(data, classeval.training_base)).inference()
     h100 = load_catalog().by_id["h100-sxm5"]
     assert math.log(inf.arch_factor(fitted, "llm", h100, "llama.cpp")) == pytest.approx(
         -0.3, abs=0.08
@@ -125,7 +125,7 @@ def test_each_software_stack_keeps_its_own_architecture_offsets():
 
 def test_leave_one_out_never_fits_on_the_held_out_table(monkeypatch):
     planted = FittedParams(arch_log={"llm": {"Hopper": -0.2}}, step_overhead_s={"llama.cpp": 2e-3})
-    rows = prepare(_measurements(planted, {"t1": 1.0, "t2": 2.0}), classreport.training_base)
+    rows = prepare(_measurements(planted, {"t1": 1.0, "t2": 2.0}), classeval.training_base)
     seen = []
     original = cf.fit
 
@@ -145,7 +145,7 @@ def test_class_report_on_a_subset_names_targets_and_intervals(tmp_path):
         for m in load_all(include_in_sample=False).measurements
         if m.workload_class in (bm.DIFFUSION, bm.LLM_DECODE)
     ]
-    evaluation = classreport.evaluate(workers=1, measurements=measurements)
+    evaluation = classeval.evaluate(workers=1, measurements=measurements)
     text = classreport.write_report(tmp_path / "classes.md", evaluation).read_text()
     assert "leave one table out" in text and "leave one GPU out" in text
     assert "What was looked at" in text
@@ -179,7 +179,7 @@ def _training_rows(benchmark: str, tables: dict[str, float], gpus: tuple[str, ..
         for table in tables
         for gpu_id in gpus
     ]
-    return prepare(protos, classreport.training_base)
+    return prepare(protos, classeval.training_base)
 
 
 def test_fit_recovers_a_planted_matrix_multiply_share_per_benchmark():
@@ -192,7 +192,7 @@ def test_fit_recovers_a_planted_matrix_multiply_share_per_benchmark():
     for benchmark, tables in benchmarks:
         for r in _training_rows(benchmark, tables, gpus):
             value = math.exp(cf.predict_log(r, planted, None)) * tables[r.m.table_id]  # type: ignore[arg-type]
-            rows += prepare([replace(r.m, value=value)], classreport.training_base)
+            rows += prepare([replace(r.m, value=value)], classeval.training_base)
     fitted = cf.fit(rows)
     assert fitted.gemm_share["llama2_70b_lora"] == pytest.approx(0.9, abs=0.05)
     assert fitted.gemm_share["bert"] == pytest.approx(0.2, abs=0.08)
@@ -234,7 +234,7 @@ def _mlperf_llm(params: FittedParams, tables: dict[str, tuple[str, float]]):
                 True,
                 "synthetic",
             )
-            [row] = prepare([proto], classreport.training_base)
+            [row] = prepare([proto], classeval.training_base)
             value = math.exp(cf.predict_log(row, params, None)) * scale  # type: ignore[arg-type]
             out.append(replace(proto, value=value))
     return out
@@ -255,7 +255,7 @@ def test_fit_recovers_planted_extra_matrix_work_per_mlperf_model():
         "l2": ("llama2-70b-99 Server", 2.0),
     }
     data = _mlperf_llm(PLANTED_SERVING, tables)
-    fitted = cf.fit(prepare(data, classreport.training_base))
+    fitted = cf.fit(prepare(data, classeval.training_base))
     # Matrix-bound GPT-J and bandwidth-leaning Llama 2 70B come apart.
     assert fitted.extra_compute["gptj"] > 5 * fitted.extra_compute["llama2-70b"]
     assert math.log(fitted.extra_compute["gptj"]) == pytest.approx(math.log(20.0), abs=0.7)
@@ -265,7 +265,7 @@ def test_extra_matrix_work_slows_compute_poor_gpus_more():
     light = replace(PLANTED_SERVING, extra_compute={})
     heavy = replace(PLANTED_SERVING, extra_compute={"gptj": 200.0})
     data = _mlperf_llm(light, {"g": ("gptj-99 Offline", 1.0)})
-    rows = {r.gpu.id: r for r in prepare(data, classreport.training_base)}
+    rows = {r.gpu.id: r for r in prepare(data, classeval.training_base)}
 
     def h200_over_h100(p: FittedParams) -> float:
         logs = [cf.predict_log(rows[g], p, None) for g in ("h200-sxm", "h100-sxm5")]  # type: ignore[arg-type]
