@@ -51,12 +51,12 @@ def report(
 
 
 def _class_report(out: Path, write_params: bool) -> None:
-    from shared.perfmodel import classreport
+    from shared.perfmodel import classeval, classreport
 
-    evaluation = classreport.evaluate()
+    evaluation = classeval.evaluate()
     classreport.write_report(out, evaluation)
     if write_params:
-        typer.echo(f"wrote {classreport.write_params(evaluation)}")
+        typer.echo(f"wrote {classeval.write_params(evaluation)}")
     for target, measured, met in classreport.targets(evaluation):
         typer.echo(f"{'met   ' if met else 'missed'} {target}: {measured}")
     typer.echo(f"wrote {out}")
@@ -143,7 +143,8 @@ def validate(
     out: Annotated[Path, typer.Option(help="Markdown file to write.")] = DEFAULT_VALIDATION_PATH,
 ) -> None:
     """Score the model and the bandwidth baseline on published benchmarks (GPU pairs per table)."""
-    from shared.perfmodel.report import validation_summaries, write_validation_report
+    from shared.perfmodel.validation_report import write_validation_report
+    from shared.perfmodel.validation_tables import validation_summaries
 
     result = write_validation_report(out)
     typer.echo(

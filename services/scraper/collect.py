@@ -15,7 +15,8 @@ from datetime import datetime
 from urllib.parse import urlsplit
 
 from services.scraper.errors import SourceNotConfigured
-from services.scraper.fetch import Fetcher, FetchResult
+from services.scraper.fetch import Fetcher
+from services.scraper.fetch_result import FetchResult
 from services.scraper.listing import CloudListing, RawListing
 from services.scraper.settings import ScraperSettings
 from services.scraper.sources import (

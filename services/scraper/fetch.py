@@ -9,20 +9,18 @@ an identifying User-Agent and counters of every outcome. Failures raise a typed
 from __future__ import annotations
 
 import asyncio
-import codecs
 import logging
 import random
 import time
-from collections import Counter, OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
 from types import TracebackType
 from urllib.parse import urlsplit
 
 import httpx
 
+from services.scraper.conditional_cache import CachedPage, PageCache
 from services.scraper.errors import (
     FetchError,
     HostUnreachable,
@@ -31,6 +29,8 @@ from services.scraper.errors import (
     RobotsUnavailable,
     TransientFetchError,
 )
+from services.scraper.fetch_result import FetchResult, FetchStats
+from services.scraper.retry import is_retryable_status, parse_retry_after
 from services.scraper.robots import (
     MAX_ROBOTS_REDIRECTS,
     RobotsPolicy,
@@ -47,49 +47,12 @@ Clock = Callable[[], float]
 Sleep = Callable[[float], Awaitable[None]]
 WallClock = Callable[[], datetime]
 
-RETRYABLE_STATUSES = frozenset({408, 429})
-
-
-def is_retryable_status(status: int) -> bool:
-    return status in RETRYABLE_STATUSES or 500 <= status <= 599
-
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
 MAX_REDIRECTS = 5
-
-
-@dataclass(frozen=True)
-class FetchResult:
-    url: str
-    status: int
-    body: bytes
-    headers: Mapping[str, str]
-    not_modified: bool = False
-    from_cache: bool = False
-
-    @property
-    def text(self) -> str:
-        return self.body.decode(_charset(self.headers), errors="replace")
-
-
-@dataclass
-class FetchStats:
-    """Counters since the fetcher was built; `requests` includes robots.txt fetches."""
-
-    requests: int = 0
-    by_status: Counter[int] = field(default_factory=Counter)
-    retries: int = 0
-    robots_requests: int = 0
-    robots_blocked: int = 0
-    # robots.txt chains past RFC 9309's five redirects, read as "no robots.txt".
-    robots_redirect_limit: int = 0
-    not_modified: int = 0
-    # Fetches that ended in a FetchError, and transport failures by kind (per attempt).
-    errors: int = 0
-    transport_errors: Counter[str] = field(default_factory=Counter)
 
 
 @dataclass
@@ -100,45 +63,6 @@ class _Host:
     # Set by Retry-After / backoff: nobody starts a request on this host before then.
     not_before: float = float("-inf")
     crawl_delay: float = 0.0
-
-
-@dataclass(frozen=True)
-class _CachedPage:
-    body: bytes
-    headers: httpx.Headers
-    etag: str | None
-    last_modified: str | None
-
-    def validators(self) -> dict[str, str]:
-        found = {"If-None-Match": self.etag, "If-Modified-Since": self.last_modified}
-        return {name: value for name, value in found.items() if value}
-
-
-class PageCache:
-    """Last good body per URL with its validators, least recently used evicted first.
-
-    Pass one to several fetchers in turn (one per run) to revalidate across runs.
-    """
-
-    def __init__(self, max_entries: int) -> None:
-        self._max = max_entries
-        self._pages: OrderedDict[str, _CachedPage] = OrderedDict()
-
-    def get(self, url: str) -> _CachedPage | None:
-        page = self._pages.get(url)
-        if page is not None:
-            self._pages.move_to_end(url)
-        return page
-
-    def store(self, url: str, response: httpx.Response) -> None:
-        etag = response.headers.get("ETag")
-        last_modified = response.headers.get("Last-Modified")
-        if self._max == 0 or not (etag or last_modified):
-            return
-        self._pages[url] = _CachedPage(response.content, response.headers, etag, last_modified)
-        self._pages.move_to_end(url)
-        while len(self._pages) > self._max:
-            self._pages.popitem(last=False)
 
 
 class Fetcher:
@@ -249,7 +173,7 @@ class Fetcher:
         return self._result(url, response, use_cache, cached)
 
     def _result(
-        self, url: str, response: httpx.Response, use_cache: bool, cached: _CachedPage | None
+        self, url: str, response: httpx.Response, use_cache: bool, cached: CachedPage | None
     ) -> FetchResult:
         status = response.status_code
         if status == 304:
@@ -430,22 +354,6 @@ def network_error(origin: str, exc: BaseException) -> str:
     return f"network error: {cause}; check the network, DNS or proxy"
 
 
-def parse_retry_after(value: str | None, now: datetime) -> float | None:
-    """Retry-After as seconds from `now`: delta-seconds or an HTTP-date (RFC 9110 10.2.3)."""
-    if value is None or not value.strip():
-        return None
-    value = value.strip()
-    if value.isdigit():
-        return float(value)
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max(0.0, (when - now).total_seconds())
-
-
 def _host_key(url: str) -> str:
     return urlsplit(url).netloc.lower()
 
@@ -453,19 +361,3 @@ def _host_key(url: str) -> str:
 def _origin(url: str) -> str:
     parts = urlsplit(url)
     return f"{parts.scheme}://{parts.netloc.lower()}"
-
-
-def _charset(headers: Mapping[str, str]) -> str:
-    content_type = headers.get("content-type", "")
-    for param in content_type.split(";")[1:]:
-        name, _, value = param.strip().partition("=")
-        if name.lower() == "charset" and value:
-            return _known_codec(value.strip('"'))
-    return "utf-8"
-
-
-def _known_codec(name: str) -> str:
-    try:
-        return codecs.lookup(name).name
-    except LookupError:
-        return "utf-8"

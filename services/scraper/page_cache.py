@@ -12,7 +12,8 @@ from pathlib import Path
 
 import httpx
 
-from services.scraper.fetch import Fetcher, PageCache, _CachedPage
+from services.scraper.conditional_cache import CachedPage, PageCache
+from services.scraper.fetch import Fetcher
 from services.scraper.runner import FetcherFactory
 from services.scraper.settings import ScraperSettings
 from shared.kit.settings import Settings
@@ -31,7 +32,7 @@ class DiskPageCache(PageCache):
         key = hashlib.sha256(url.encode()).hexdigest()
         return self._dir / f"{key}.json", self._dir / f"{key}.body"
 
-    def get(self, url: str) -> _CachedPage | None:
+    def get(self, url: str) -> CachedPage | None:
         page = super().get(url)
         if page is not None:
             return page
@@ -43,7 +44,7 @@ class DiskPageCache(PageCache):
             return None  # never cached, or a torn write: fetch in full
         if meta.get("url") != url:
             return None
-        return _CachedPage(
+        return CachedPage(
             body, httpx.Headers(meta["headers"]), meta.get("etag"), meta.get("last_modified")
         )
 

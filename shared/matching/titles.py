@@ -89,7 +89,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from shared.catalog.specs import load_catalog
-from shared.matching import context
+from shared.matching import amounts, context
 from shared.matching.families import (
     AMBIGUOUS,
     FAMILIES,
@@ -123,7 +123,7 @@ def match_title(title: str) -> TitleMatch:
     if reason is None:
         outcome = _identify(mentions, text)
         if outcome.reason == MATCHED and outcome.gpu_id is not None:
-            count = context.quantity(text) * gpus_per_item(outcome.gpu_id)
+            count = amounts.quantity(text) * gpus_per_item(outcome.gpu_id)
             return TitleMatch(title, outcome.gpu_id, count, MATCHED)
         reason = outcome.reason
     return TitleMatch(title, None, None, reason)
@@ -153,7 +153,7 @@ def _identify(mentions: list[Mention], text: str) -> Outcome:
     mentions = _without_short_repeats(mentions, text)
     if not mentions:
         return Outcome(NO_GPU)
-    sizes, forms = context.sizes(text), context.forms(text)
+    sizes, forms = amounts.sizes(text), amounts.forms(text)
     outcomes = {_outcome(mention, sizes, forms) for mention in mentions}
     if len(outcomes) == 1:
         return outcomes.pop()

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 
 from shared.catalog.specs import GpuSpec
-from shared.perfmodel import benchmarks as bm
+from shared.perfmodel.benchmark_sources import measurement as bm
 from shared.perfmodel.workloads import SERVING_BATCH, LlmWorkload, lowest_native
 
 # llama.cpp quantisations: bits per weight (file size / parameters).

@@ -22,7 +22,7 @@ from shared.catalog.specs import GpuSpec, load_catalog
 from shared.perfmodel import inference as inf
 from shared.perfmodel.base import Prediction
 from shared.perfmodel.calibrated import CalibratedModel
-from shared.perfmodel.classfit import FittedParams, per_gpu_scaling
+from shared.perfmodel.class_params import FittedParams, per_gpu_scaling
 from shared.perfmodel.features import rates
 from shared.perfmodel.memory import MemoryEstimate, fits, llm_memory
 from shared.perfmodel.scaling import NETWORK_EFFICIENCY, balanced_nodes, interconnect_class

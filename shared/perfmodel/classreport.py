@@ -1,161 +1,25 @@
-"""Fit the workload-class model, cross-validate it and write its parameters and report.
-
-Leave-one-table-out (LOTO): each table is predicted by a fit on all other tables.
-Leave-one-GPU-out (LOGO): pairs with a GPU are predicted by a fit without any of that
-GPU's measurements. The 80 % interval of a class is q80 of its LOTO pair errors / sqrt 2
-(a pair's error combines two GPUs' errors); its coverage is checked on each table with the
-half-width computed from the other tables' errors.
-"""
+"""The workload-class model's cross-validation report (docs/model/classes.md): targets,
+errors by class and data set, fitted parameters and what was looked at; the fit and its
+evaluation are `classfit.py` and `classeval.py`."""
 
 from __future__ import annotations
 
-import json
 import math
 import statistics
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-import numpy as np
+from shared.perfmodel.benchmark_sources import measurement as bm
+from shared.perfmodel.classeval import Evaluation, product_class, quantile
+from shared.perfmodel.classmodel import CLASS_MODEL_VERSION
+from shared.perfmodel.pair_scores import Scored, Summary, percent, summarize
+from shared.perfmodel.pairs import GPU_PAIR, SCALING_PAIR
 
-from shared.catalog.specs import GpuSpec, load_catalog
-from shared.perfmodel import benchmarks as bm
-from shared.perfmodel import classfit as cf
-from shared.perfmodel import validation as val
-from shared.perfmodel.calibrated import CalibratedModel
-from shared.perfmodel.classmodel import CLASS_MODEL_VERSION, params_path
-from shared.perfmodel.workloads import CLASS_FAMILY, LLM_SERVING
-
-INTERVAL_QUANTILE = 0.8
-# Benchmark class -> the product's workload class (decode at 64 concurrent requests is
-# decode at a serving batch).
-PRODUCT_CLASS = {bm.DECODE_SERVING: LLM_SERVING}
 LOTO, LOGO = "leave one table out", "leave one GPU out"
-
-
-def training_base(gpu: GpuSpec, klass: str, precision: str) -> float | None:
-    prediction = CalibratedModel().predict(gpu, CLASS_FAMILY[klass], precision)
-    return None if prediction is None else prediction.relative_throughput
-
-
-def product_class(benchmark_class: str) -> str:
-    return PRODUCT_CLASS.get(benchmark_class, benchmark_class)
-
-
-@dataclass(frozen=True, slots=True)
-class Evaluation:
-    full: cf.FittedParams
-    loto: list[val.Scored]
-    logo: list[val.Scored]
-    half_width: dict[str, float]
-    # Coverage of the 80 % interval by class, each table scored with widths from others.
-    coverage: dict[str, float]
-    rows: int
-
-
-def _predictor(params: cf.FittedParams, by_key: dict[tuple[str, ...], cf.Row]) -> val.Predictor:
-    ref = load_catalog().by_id["rtx-3090"]
-
-    def predict(gpu: GpuSpec, klass: str, count: int, workload: str) -> val.PerGpu | None:
-        row = by_key.get(cf.row_key(gpu.id, klass, count, workload))
-        if row is None:
-            return None
-        return val.PerGpu(math.exp(cf.predict_log(row, params, ref)))
-
-    return predict
-
-
-def _fit_without(args: tuple[Sequence[cf.Row], str, str, cf.FittedParams]) -> cf.FittedParams:
-    rows, kind, held, warm = args
-    key: Callable[[cf.Row], str] = cf.table_of if kind == "table" else cf.gpu_of
-    return cf.fit([r for r in rows if key(r) != held], warm=warm)
-
-
-def evaluate(workers: int = 2, measurements: Sequence[bm.Measurement] | None = None) -> Evaluation:
-    """Full fit, then one refit per held-out table and per held-out GPU (in `workers`
-    processes: about 110 fits of a few seconds each on the bundled data)."""
-    if measurements is None:
-        measurements = bm.load_all(include_in_sample=False).measurements
-    rows = cf.prepare(measurements, training_base)
-    by_key = {
-        cf.row_key(r.m.gpu_id, r.m.workload_class, r.m.gpus_per_system, r.m.workload): r
-        for r in rows
-    }
-    full = cf.fit(rows)
-    tables = sorted({cf.table_of(r) for r in rows})
-    gpus = sorted({cf.gpu_of(r) for r in rows})
-    jobs = [(rows, "table", t, full) for t in tables] + [(rows, "gpu", g, full) for g in gpus]
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        fits = list(pool.map(_fit_without, jobs))
-    loto: list[val.Scored] = []
-    for table, params in zip(tables, fits[: len(tables)], strict=True):
-        held = [m for m in measurements if f"{m.dataset}|{m.table_id}" == table]
-        groups = val.build_groups(held)
-        pairs = val.gpu_pairs(groups) + val.scaling_pairs(groups)
-        loto += val.score_pairs(pairs, _predictor(params, by_key))[0]
-    all_groups = val.build_groups(measurements)
-    all_pairs = val.gpu_pairs(all_groups)
-    logo: list[val.Scored] = []
-    for gpu_id, params in zip(gpus, fits[len(tables) :], strict=True):
-        pairs = [p for p in all_pairs if gpu_id in (p.gpu_a, p.gpu_b)]
-        logo += val.score_pairs(pairs, _predictor(params, by_key))[0]
-    half_width, coverage = _intervals([s for s in loto if s.pair.kind == val.GPU_PAIR])
-    return Evaluation(full, loto, logo, half_width, coverage, len(rows))
-
-
-def _q(errors: Sequence[float], q: float) -> float:
-    return float(np.quantile(np.asarray(errors), q))
-
-
-def _intervals(scored: Sequence[val.Scored]) -> tuple[dict[str, float], dict[str, float]]:
-    by_class: dict[str, list[val.Scored]] = defaultdict(list)
-    for s in scored:
-        by_class[product_class(s.pair.workload_class)].append(s)
-    half_width, coverage = {}, {}
-    for klass, items in by_class.items():
-        errors = [s.model_log_error for s in items]
-        half_width[klass] = _q(errors, INTERVAL_QUANTILE) / math.sqrt(2)
-        # Each table's pairs against the width the other tables' errors give (once per table).
-        widths = {}
-        for table in {s.pair.table_key for s in items}:
-            others = [o.model_log_error for o in items if o.pair.table_key != table]
-            if others:
-                widths[table] = _q(others, INTERVAL_QUANTILE)
-        inside = [
-            s.model_log_error <= widths[s.pair.table_key]
-            for s in items
-            if s.pair.table_key in widths
-        ]
-        coverage[klass] = sum(inside) / len(inside) if inside else float("nan")
-    return half_width, coverage
-
-
-def write_params(evaluation: Evaluation, path: Path | None = None) -> Path:
-    target = path or params_path(CLASS_MODEL_VERSION)
-    half = dict(evaluation.half_width)
-    # Classes without held-out pairs take the widest measured width.
-    for klass in ("llm-prefill",):
-        half.setdefault(klass, max(half.values()))
-    data = {
-        "version": CLASS_MODEL_VERSION,
-        "calibration": (
-            "MLPerf Training and Inference, llmperf, llama.cpp and geerlingguy tables "
-            "(shared/perfmodel/data/benchmarks), ratios within tables only; training base: "
-            "Lambda (calibrated-2026.11.3)"
-        ),
-        "fitted": evaluation.full.to_json(),
-        "half_width": half,
-        "evaluation": {
-            "interval": "80 % (q80 of leave-one-table-out pair errors / sqrt 2)",
-            "coverage_by_class": evaluation.coverage,
-            "rows": evaluation.rows,
-        },
-    }
-    target.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
-    return target
+_NOT_MEASURABLE = "not measurable: one table, nothing left to fit on when it is held out"
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,18 +27,18 @@ class ClassRow:
     protocol: str
     workload_class: str
     dataset: str
-    summary: val.Summary
+    summary: Summary
 
 
 def summaries(evaluation: Evaluation) -> list[ClassRow]:
     out = []
     for protocol, scored in ((LOTO, evaluation.loto), (LOGO, evaluation.logo)):
-        pairs = [s for s in scored if s.pair.kind == val.GPU_PAIR]
+        pairs = [s for s in scored if s.pair.kind == GPU_PAIR]
         for klass in bm.WORKLOAD_CLASSES:
             chosen = [s for s in pairs if s.pair.workload_class == klass]
             for dataset in sorted({s.pair.dataset for s in chosen}) + ["all"]:
                 subset = [s for s in chosen if dataset in ("all", s.pair.dataset)]
-                summary = val.summarize(klass, dataset, subset)
+                summary = summarize(klass, dataset, subset)
                 if summary is not None:
                     out.append(ClassRow(protocol, klass, dataset, summary))
     return out
@@ -185,14 +49,14 @@ def targets(evaluation: Evaluation) -> list[tuple[str, str, bool]]:
     table has nothing left to fit it on when that table is held out (and no other
     table's errors to set its interval): its criteria are reported as not measurable."""
     rows = []
-    loto = [s for s in evaluation.loto if s.pair.kind == val.GPU_PAIR]
+    loto = [s for s in evaluation.loto if s.pair.kind == GPU_PAIR]
     tables = _tables_by_class(loto)
     for klass in bm.WORKLOAD_CLASSES:
         items = [s for s in loto if s.pair.workload_class == klass]
         if not items:
             continue
-        med = val.percent(statistics.median(s.model_log_error for s in items))
-        base = val.percent(statistics.median(s.baseline_log_error for s in items))
+        med = percent(statistics.median(s.model_log_error for s in items))
+        base = percent(statistics.median(s.baseline_log_error for s in items))
         limit = min(0.12, 0.6 * base)
         if klass == bm.LLM_DECODE:
             limit = min(limit, 0.15)
@@ -212,11 +76,10 @@ def targets(evaluation: Evaluation) -> list[tuple[str, str, bool]]:
     training = [
         s
         for s in evaluation.logo
-        if s.pair.kind == val.GPU_PAIR
-        and s.pair.workload_class in (bm.TRAINING_CV, bm.TRAINING_NLP)
+        if s.pair.kind == GPU_PAIR and s.pair.workload_class in (bm.TRAINING_CV, bm.TRAINING_NLP)
     ]
     if training:
-        p90 = val.percent(_q([s.model_log_error for s in training], 0.9))
+        p90 = percent(quantile([s.model_log_error for s in training], 0.9))
         rows.append(
             ("training on GPUs not in the fit (LOGO): p90 <= 30 %", f"{p90:.1%}", p90 <= 0.3)
         )
@@ -228,12 +91,11 @@ def training_logo_tail(evaluation: Evaluation, top: int = 8) -> list[tuple[str, 
     training = [
         s
         for s in evaluation.logo
-        if s.pair.kind == val.GPU_PAIR
-        and s.pair.workload_class in (bm.TRAINING_CV, bm.TRAINING_NLP)
+        if s.pair.kind == GPU_PAIR and s.pair.workload_class in (bm.TRAINING_CV, bm.TRAINING_NLP)
     ]
     if not training:
         return []
-    p90 = _q([s.model_log_error for s in training], 0.9)
+    p90 = quantile([s.model_log_error for s in training], 0.9)
     counts: Counter[str] = Counter()
     for s in training:
         if s.model_log_error > p90:
@@ -241,10 +103,7 @@ def training_logo_tail(evaluation: Evaluation, top: int = 8) -> list[tuple[str, 
     return counts.most_common(top)
 
 
-_NOT_MEASURABLE = "not measurable: one table, nothing left to fit on when it is held out"
-
-
-def _tables_by_class(scored: Sequence[val.Scored]) -> dict[str, int]:
+def _tables_by_class(scored: Sequence[Scored]) -> dict[str, int]:
     """Held-out tables with pairs, by benchmark class and by product class."""
     keys: dict[str, set[tuple[str, str]]] = defaultdict(set)
     for s in scored:
@@ -295,7 +154,7 @@ def render(evaluation: Evaluation) -> str:
             f"| {s.median:.1%} | {s.p90:.1%} | {s.baseline_median:.1%} | "
             f"{s.baseline_p90:.1%} | {s.order:.2f} | {s.baseline_order:.2f} |"
         )
-    scaling = [s for s in evaluation.loto if s.pair.kind == val.SCALING_PAIR]
+    scaling = [s for s in evaluation.loto if s.pair.kind == SCALING_PAIR]
     lines += ["", "## Multi-GPU scaling (leave one table out)", ""]
     lines += [
         "| class | pairs | median | p90 | linear median | linear p90 |",
@@ -304,7 +163,7 @@ def render(evaluation: Evaluation) -> str:
     for klass in bm.WORKLOAD_CLASSES:
         items = [s for s in scaling if s.pair.workload_class == klass]
         if items:
-            scale = val.summarize(klass, "all", items)
+            scale = summarize(klass, "all", items)
             assert scale is not None
             lines.append(
                 f"| {klass} | {scale.pairs} | {scale.median:.1%} | {scale.p90:.1%} | "

@@ -22,6 +22,9 @@ asking prices over older data, the newest first within each. A launch list price
 as a new price only within `list_price_max_age_days` of launch: later the card may be
 discontinued and its MSRP says nothing about what buyers pay. For `any` condition the
 fresher of new and used wins; between equally fresh ones, the cheaper.
+
+Kept whole because it is the one rule above, its steps in the order listed, and each
+helper serves only that rule.
 """
 
 from __future__ import annotations

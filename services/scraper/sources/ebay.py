@@ -18,6 +18,9 @@ served to some clients and is parsed as a fallback. Checked against real capture
 Pages are 1-3 MB: the tree is built by lxml directly (BeautifulSoup's tree over lxml was
 four fifths of the parse time) from the results column on, and each card is read in one
 walk. `bench/parse_speed.py` measures it.
+
+Kept whole because it is one site adapter as `sources/` defines them, the
+search-URL builders plus the parser of one page format, whose helpers serve the one card walk.
 """
 
 from __future__ import annotations

@@ -15,7 +15,8 @@ from services.scraper.errors import (
     RobotsUnavailable,
     TransientFetchError,
 )
-from services.scraper.fetch import Fetcher, FetchResult
+from services.scraper.fetch import Fetcher
+from services.scraper.fetch_result import FetchResult
 from services.scraper.settings import ScraperSettings
 from tests.services.scraper.conftest import FakeClock, make_settings
 from tests.services.scraper.fixture_server import (

@@ -12,7 +12,8 @@ from collections.abc import Iterator
 import pytest
 
 from services.scraper.errors import RobotsBlocked, RobotsUnavailable
-from services.scraper.fetch import Fetcher, FetchStats
+from services.scraper.fetch import Fetcher
+from services.scraper.fetch_result import FetchStats
 from services.scraper.robots import MAX_ROBOTS_REDIRECTS
 from tests.services.scraper.conftest import FakeClock, make_settings
 from tests.services.scraper.fixture_server import FixtureServer, reply

@@ -8,7 +8,8 @@ from decimal import Decimal
 from fastapi.testclient import TestClient
 from sqlmodel import Session, select
 
-from services.scraper.fetch import Fetcher, PageCache
+from services.scraper.conditional_cache import PageCache
+from services.scraper.fetch import Fetcher
 from services.scraper.jobs import sweep
 from services.scraper.settings import ScraperSettings
 from shared.models import PriceObservation

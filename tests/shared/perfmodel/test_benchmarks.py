@@ -4,13 +4,14 @@ from collections import Counter
 
 import pytest
 
-from shared.catalog.specs import Catalog
-from shared.perfmodel import benchmarks as bm
+from shared.perfmodel.benchmark_sources import measurement as bm
+from shared.perfmodel.benchmark_sources.mlperf_training import _other_unit
+from shared.perfmodel.benchmarks import load_all
 
 
 @pytest.fixture(scope="module")
 def loaded() -> bm.LoadResult:
-    return bm.load_all()
+    return load_all()
 
 
 def _find(result: bm.LoadResult, **fields: object) -> list[bm.Measurement]:
@@ -82,8 +83,8 @@ def test_a_converged_amount_in_another_unit_is_skipped_not_kept(loaded):
     skipped = [s for s in loaded.skipped if s.reason == bm.SKIP_OTHER_UNIT]
     assert [s.detail for s in skipped] == ["8_node_64_A100_PaddlePaddle bert: 1"]
     assert not _find(loaded, system="Baidu 8_node_64_A100_PaddlePaddle", workload="bert")
-    assert bm._other_unit(1.0, 2.5e6) and bm._other_unit(3e9, 2.5e6)
-    assert not bm._other_unit(2.0e6, 2.5e6)
+    assert _other_unit(1.0, 2.5e6) and _other_unit(3e9, 2.5e6)
+    assert not _other_unit(2.0e6, 2.5e6)
 
 
 def test_tinygrad_submissions_are_tables_of_their_own(loaded):
@@ -100,47 +101,6 @@ def test_a_99_9_copy_of_a_99_run_is_dropped(loaded):
     dgx = _find(loaded, system="NVIDIA DGX-H100_H100-SXM-80GBx8_TRT")
     assert any(m.workload == "3d-unet-99 Offline" for m in dgx)
     assert not any(m.workload == "3d-unet-99.9 Offline" for m in dgx)
-
-
-def test_every_name_in_the_files_is_mapped_or_has_a_reason():
-    # The explicit table covers every spelling, so the free-form matcher is never needed.
-    columns = {
-        ("mlperf-training", "mlperf_training_closed_available.csv"): "accelerator_model_name",
-        ("mlperf-inference", "mlperf_inference_v4.0_closed.csv"): "accelerator_model_name",
-        ("mlperf-inference", "mlperf_inference_v5.0_closed_selected.csv"): "accelerator_model_name",
-        ("llmperf-tech-grandpa", "llmperf_runs.csv"): "gpu_as_written",
-        ("llamacpp-pr-tables", "llamacpp_pr_table_excerpts.csv"): "gpu",
-        ("geerlingguy-ai-benchmarks", "geerlingguy_readme_findings.csv"): "gpu_as_written",
-        ("geerlingguy-ai-benchmarks", "geerlingguy_issue_excerpts.csv"): "gpu_as_written",
-    }
-    for (source, filename), column in columns.items():
-        for row in bm.read_rows(source, filename):
-            name = bm._normalise_name(row[column])
-            if name:
-                assert name in bm.GPU_NAME_MAP or name in bm.UNMAPPED_NAME_REASONS, name
-
-
-@pytest.mark.parametrize(
-    ("written", "expected"),
-    [
-        ("Virtualized NVIDIA H100-SXM-80GB", "h100-sxm5"),
-        ("(runpod) RTX A6000 ADA", "rtx-6000-ada"),
-        ("RTX A4000 (P)", "rtx-a4000"),
-        ("NVIDIA Blackwell Ultra GPU (B300-SXM-270GB)", "b300"),
-        ("P40", "tesla-p40"),
-    ],
-)
-def test_name_mapping(catalog, written, expected):
-    assert bm.map_gpu_name(written, catalog) == (expected, "")
-
-
-def test_names_without_catalog_id_are_skipped_with_a_reason(catalog):
-    assert bm.map_gpu_name("TPU-v5p", catalog) == (None, bm.SKIP_NOT_GPU)
-    assert bm.map_gpu_name("AMD Instinct MI350X", catalog) == (None, bm.SKIP_NOT_IN_CATALOG)
-    # A mapped id the catalog does not (yet) have is skipped, not an error.
-    without_b300 = Catalog([g for g in catalog.gpus if g.id != "b300"])
-    written = "NVIDIA Blackwell Ultra GPU (B300-SXM-270GB)"
-    assert bm.map_gpu_name(written, without_b300) == (None, bm.SKIP_NOT_IN_CATALOG)
 
 
 def test_geerlingguy_tables_are_one_model_on_one_host(loaded):
@@ -161,7 +121,7 @@ def test_lambda_is_labelled_in_sample_and_kept_apart(loaded):
     assert bm.LAMBDA_IN_SAMPLE not in bm.OUT_OF_SAMPLE_DATASETS
     lambda_rows = _find(loaded, dataset=bm.LAMBDA_IN_SAMPLE)
     assert lambda_rows and all(m.precision == "fp16" for m in lambda_rows)
-    assert bm.LAMBDA_IN_SAMPLE not in {m.dataset for m in bm.load_all(False).measurements}
+    assert bm.LAMBDA_IN_SAMPLE not in {m.dataset for m in load_all(False).measurements}
 
 
 def test_llmperf_runs_two_months_apart_are_separate_tables(loaded):

@@ -8,10 +8,14 @@ from dataclasses import replace
 import pytest
 
 from shared.catalog.specs import load_catalog
-from shared.perfmodel import benchmarks as bm
+from shared.perfmodel import classeval, classreport
 from shared.perfmodel import classfit as cf
-from shared.perfmodel import classreport
 from shared.perfmodel import inference as inf
+from shared.perfmodel.benchmark_sources import measurement as bm
+from shared.perfmodel.benchmarks import load_all
+from shared.perfmodel.class_layout import scaled_links
+from shared.perfmodel.class_params import FittedParams
+from shared.perfmodel.class_rows import prepare, table_of
 from shared.perfmodel.classmodel import load_class_params
 
 GPUS = (
@@ -41,7 +45,7 @@ SERVING = (
 
 
 def _measurements(
-    params: cf.FittedParams,
+    params: FittedParams,
     scale_by_table: dict[str, float],
     kind: tuple[str, str, tuple[str, ...], str | None] = DECODE,
 ):
@@ -64,7 +68,7 @@ def _measurements(
                 False,
                 "synthetic",
             )
-            [row] = cf.prepare([proto], classreport.training_base)
+            [row] = prepare([proto], classeval.training_base)
             value = math.exp(cf.predict_log(row, params, None)) * scale  # type: ignore[arg-type]
             out.append(
                 bm.Measurement(
@@ -85,14 +89,14 @@ def _measurements(
 
 
 def test_fit_recovers_planted_architecture_offsets():
-    planted = cf.FittedParams(
+    planted = FittedParams(
         arch_log={"llm": {"Hopper": -0.25, "Blackwell": 0.2, "Ada Lovelace": 0.1}},
         matmul_efficiency=0.5,
         step_overhead_s={"llama.cpp": 0.5e-3},
     )
     # Absolute levels differ 10x between tables: only ratios within a table may matter.
     data = _measurements(planted, {"t1": 1.0, "t2": 10.0, "t3": 0.3})
-    fitted = cf.fit(cf.prepare(data, classreport.training_base))
+    fitted = cf.fit(prepare(data, classeval.training_base))
     for gpu in {g: load_catalog().by_id[g] for g in GPUS}.values():
         planted_log = planted.arch_log["llm"].get(gpu.architecture, 0.0)
         # The group's and the stack's offsets add up; the ridge prior pulls a little
@@ -103,7 +107,7 @@ def test_fit_recovers_planted_architecture_offsets():
 
 def test_each_software_stack_keeps_its_own_architecture_offsets():
     # Hopper is slow under llama.cpp and fast under vLLM: one shared offset cannot do both.
-    planted = cf.FittedParams(
+    planted = FittedParams(
         arch_log={"llm@llama.cpp": {"Hopper": -0.3}, "llm@vllm": {"Hopper": 0.2}},
         matmul_efficiency=0.5,
         step_overhead_s={"llama.cpp": 0.5e-3, "vllm": 5e-3},
@@ -111,7 +115,7 @@ def test_each_software_stack_keeps_its_own_architecture_offsets():
     data = _measurements(planted, {"d1": 1.0, "d2": 3.0}) + _measurements(
         planted, {"s1": 1.0, "s2": 0.5}, SERVING
     )
-    fitted = cf.fit(cf.prepare(data, classreport.training_base)).inference()
+    fitted = cf.fit(prepare(data, classeval.training_base)).inference()
     h100 = load_catalog().by_id["h100-sxm5"]
     assert math.log(inf.arch_factor(fitted, "llm", h100, "llama.cpp")) == pytest.approx(
         -0.3, abs=0.08
@@ -120,10 +124,8 @@ def test_each_software_stack_keeps_its_own_architecture_offsets():
 
 
 def test_leave_one_out_never_fits_on_the_held_out_table(monkeypatch):
-    planted = cf.FittedParams(
-        arch_log={"llm": {"Hopper": -0.2}}, step_overhead_s={"llama.cpp": 2e-3}
-    )
-    rows = cf.prepare(_measurements(planted, {"t1": 1.0, "t2": 2.0}), classreport.training_base)
+    planted = FittedParams(arch_log={"llm": {"Hopper": -0.2}}, step_overhead_s={"llama.cpp": 2e-3})
+    rows = prepare(_measurements(planted, {"t1": 1.0, "t2": 2.0}), classeval.training_base)
     seen = []
     original = cf.fit
 
@@ -132,7 +134,7 @@ def test_leave_one_out_never_fits_on_the_held_out_table(monkeypatch):
         return original(subset, eta_start, warm)
 
     monkeypatch.setattr(cf, "fit", spy)
-    fits = cf.leave_one_out(rows, cf.table_of)
+    fits = cf.leave_one_out(rows, table_of)
     assert set(fits) == {f"{bm.GEERLINGGUY}|t1", f"{bm.GEERLINGGUY}|t2"}
     assert seen == [{"t2"}, {"t1"}]
 
@@ -140,10 +142,10 @@ def test_leave_one_out_never_fits_on_the_held_out_table(monkeypatch):
 def test_class_report_on_a_subset_names_targets_and_intervals(tmp_path):
     measurements = [
         m
-        for m in bm.load_all(include_in_sample=False).measurements
+        for m in load_all(include_in_sample=False).measurements
         if m.workload_class in (bm.DIFFUSION, bm.LLM_DECODE)
     ]
-    evaluation = classreport.evaluate(workers=1, measurements=measurements)
+    evaluation = classeval.evaluate(workers=1, measurements=measurements)
     text = classreport.write_report(tmp_path / "classes.md", evaluation).read_text()
     assert "leave one table out" in text and "leave one GPU out" in text
     assert "What was looked at" in text
@@ -177,20 +179,20 @@ def _training_rows(benchmark: str, tables: dict[str, float], gpus: tuple[str, ..
         for table in tables
         for gpu_id in gpus
     ]
-    return cf.prepare(protos, classreport.training_base)
+    return prepare(protos, classeval.training_base)
 
 
 def test_fit_recovers_a_planted_matrix_multiply_share_per_benchmark():
     # Pairs of one architecture that differ in bandwidth or matrix rate tell the share
     # from the architecture offsets.
     gpus = ("a100-40gb-sxm4", "a100-80gb-sxm4", "h100-pcie", "h100-sxm5", "h200-sxm", "b200")
-    planted = cf.FittedParams(gemm_share={"llama2_70b_lora": 0.9, "bert": 0.2})
+    planted = FittedParams(gemm_share={"llama2_70b_lora": 0.9, "bert": 0.2})
     rows = []
     benchmarks = (("llama2_70b_lora", {"l1": 1.0, "l2": 5.0}), ("bert", {"b1": 2.0, "b2": 0.1}))
     for benchmark, tables in benchmarks:
         for r in _training_rows(benchmark, tables, gpus):
             value = math.exp(cf.predict_log(r, planted, None)) * tables[r.m.table_id]  # type: ignore[arg-type]
-            rows += cf.prepare([replace(r.m, value=value)], classreport.training_base)
+            rows += prepare([replace(r.m, value=value)], classeval.training_base)
     fitted = cf.fit(rows)
     assert fitted.gemm_share["llama2_70b_lora"] == pytest.approx(0.9, abs=0.05)
     assert fitted.gemm_share["bert"] == pytest.approx(0.2, abs=0.08)
@@ -199,8 +201,8 @@ def test_fit_recovers_a_planted_matrix_multiply_share_per_benchmark():
 def test_a_matrix_bound_benchmark_sees_no_bandwidth_gain():
     # H200 = H100 compute with 43 % more bandwidth: all-GEMM training runs them alike.
     rows = {r.gpu.id: r for r in _training_rows("gpt3", {"t": 1.0}, ("h100-sxm5", "h200-sxm"))}
-    bound = cf.FittedParams(gemm_share={"gpt3": 1.0})
-    lambda_mix = cf.FittedParams()
+    bound = FittedParams(gemm_share={"gpt3": 1.0})
+    lambda_mix = FittedParams()
     ratio = {
         name: math.exp(
             cf.predict_log(rows["h200-sxm"], p, None) - cf.predict_log(rows["h100-sxm5"], p, None)  # type: ignore[arg-type]
@@ -214,7 +216,7 @@ def test_a_matrix_bound_benchmark_sees_no_bandwidth_gain():
 SERVING_GPUS = ("a100-80gb-sxm4", "h100-sxm5", "h200-sxm", "b200", "mi300x", "l40s")
 
 
-def _mlperf_llm(params: cf.FittedParams, tables: dict[str, tuple[str, float]]):
+def _mlperf_llm(params: FittedParams, tables: dict[str, tuple[str, float]]):
     """Synthetic 8-GPU MLPerf Inference rows generated by the model (x a table factor)."""
     out = []
     for table, (workload, scale) in tables.items():
@@ -232,13 +234,13 @@ def _mlperf_llm(params: cf.FittedParams, tables: dict[str, tuple[str, float]]):
                 True,
                 "synthetic",
             )
-            [row] = cf.prepare([proto], classreport.training_base)
+            [row] = prepare([proto], classeval.training_base)
             value = math.exp(cf.predict_log(row, params, None)) * scale  # type: ignore[arg-type]
             out.append(replace(proto, value=value))
     return out
 
 
-PLANTED_SERVING = cf.FittedParams(
+PLANTED_SERVING = FittedParams(
     matmul_efficiency=0.5,
     step_overhead_s={"tensorrt-llm": 1e-3},
     extra_compute={"gptj": 20.0, "llama2-70b": 1.0},
@@ -253,7 +255,7 @@ def test_fit_recovers_planted_extra_matrix_work_per_mlperf_model():
         "l2": ("llama2-70b-99 Server", 2.0),
     }
     data = _mlperf_llm(PLANTED_SERVING, tables)
-    fitted = cf.fit(cf.prepare(data, classreport.training_base))
+    fitted = cf.fit(prepare(data, classeval.training_base))
     # Matrix-bound GPT-J and bandwidth-leaning Llama 2 70B come apart.
     assert fitted.extra_compute["gptj"] > 5 * fitted.extra_compute["llama2-70b"]
     assert math.log(fitted.extra_compute["gptj"]) == pytest.approx(math.log(20.0), abs=0.7)
@@ -263,9 +265,9 @@ def test_extra_matrix_work_slows_compute_poor_gpus_more():
     light = replace(PLANTED_SERVING, extra_compute={})
     heavy = replace(PLANTED_SERVING, extra_compute={"gptj": 200.0})
     data = _mlperf_llm(light, {"g": ("gptj-99 Offline", 1.0)})
-    rows = {r.gpu.id: r for r in cf.prepare(data, classreport.training_base)}
+    rows = {r.gpu.id: r for r in prepare(data, classeval.training_base)}
 
-    def h200_over_h100(p: cf.FittedParams) -> float:
+    def h200_over_h100(p: FittedParams) -> float:
         logs = [cf.predict_log(rows[g], p, None) for g in ("h200-sxm", "h100-sxm5")]  # type: ignore[arg-type]
         return math.exp(logs[0] - logs[1])
 
@@ -275,15 +277,15 @@ def test_extra_matrix_work_slows_compute_poor_gpus_more():
 
 
 def test_fitted_parameters_round_trip_through_json():
-    params = cf.FittedParams(gemm_share={"bert": 0.4}, extra_compute={"gptj": 9.0})
-    again = cf.FittedParams.from_json(params.to_json())
+    params = FittedParams(gemm_share={"bert": 0.4}, extra_compute={"gptj": 9.0})
+    again = FittedParams.from_json(params.to_json())
     assert again.gemm_share == {"bert": 0.4} and again.extra_compute == {"gptj": 9.0}
 
 
 def test_a_link_without_scaling_evidence_keeps_lambdas_efficiency():
     # Every GPU at one size only: no GPU is seen at two sizes, so no efficiency is fitted.
     rows = _training_rows("bert", {"t": 1.0}, ("h100-sxm5", "rtx-4090", "a100-80gb-pcie"))
-    assert cf.scaled_links(rows) == []
+    assert scaled_links(rows) == []
     fitted = cf.fit(rows)
     assert fitted.eta == cf.lambda_eta()
     # Lambda measured GeForce cards without peer-to-peer scaling worse than NVSwitch.

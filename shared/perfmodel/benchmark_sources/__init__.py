@@ -1,0 +1,1 @@
+"""The bundled benchmark data sets, one loader a source (see `shared/perfmodel/benchmarks.py`)."""

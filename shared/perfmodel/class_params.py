@@ -1,0 +1,75 @@
+"""The fitted parameters of the workload-class model, and the multi-GPU scaling they set."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from shared.perfmodel import inference as inf
+from shared.perfmodel.timemodel import Shares
+
+GPUS_PER_NODE = 8
+
+
+@dataclass
+class FittedParams:
+    """Everything the class model needs at prediction time (JSON-ready via `to_json`)."""
+
+    arch_log: dict[str, dict[str, float]] = field(default_factory=dict)
+    eta: dict[str, float] = field(default_factory=dict)
+    network_eta: float = 0.95
+    matmul_efficiency: float = 0.5
+    step_overhead_s: dict[str, float] = field(default_factory=dict)
+    vision_shares: dict[str, Shares] = field(default_factory=dict)
+    # Share of the reference's time in large matrix multiplies, by MLPerf Training
+    # transformer benchmark (0 = Lambda's transformer mix; the product's default).
+    gemm_share: dict[str, float] = field(default_factory=dict)
+    # Matrix work per generated token beyond its own decode step, in tokens' worth, by
+    # MLPerf Inference LLM: its throughput counts generated tokens of whole requests, so
+    # their prompts' prefill is part of it (the data sets' lengths are not bundled).
+    extra_compute: dict[str, float] = field(default_factory=dict)
+
+    def inference(self) -> inf.InferenceParams:
+        return inf.InferenceParams(
+            arch_log=self.arch_log,
+            matmul_efficiency=self.matmul_efficiency,
+            step_overhead_s=self.step_overhead_s,
+            vision_shares=self.vision_shares,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "arch_log": self.arch_log,
+            "eta": self.eta,
+            "network_eta": self.network_eta,
+            "matmul_efficiency": self.matmul_efficiency,
+            "step_overhead_s": self.step_overhead_s,
+            "vision_shares": {
+                k: {"bandwidth": s.bandwidth, "matmul": s.matmul, "vector": s.vector}
+                for k, s in self.vision_shares.items()
+            },
+            "gemm_share": self.gemm_share,
+            "extra_compute": self.extra_compute,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> FittedParams:
+        return cls(
+            arch_log=data["arch_log"],
+            eta=data["eta"],
+            network_eta=data["network_eta"],
+            matmul_efficiency=data["matmul_efficiency"],
+            step_overhead_s=data["step_overhead_s"],
+            vision_shares={k: Shares(**v) for k, v in data["vision_shares"].items()},
+            gemm_share=data.get("gemm_share", {}),
+            extra_compute=data.get("extra_compute", {}),
+        )
+
+
+def per_gpu_scaling(eta: float, network_eta: float, count: int) -> float:
+    """Per-GPU efficiency of `count` GPUs: eta per doubling inside a node of up to 8,
+    network_eta per doubling of nodes."""
+    inside = min(count, GPUS_PER_NODE)
+    nodes = math.ceil(count / GPUS_PER_NODE)
+    return float(eta ** math.log2(inside) * network_eta ** math.log2(nodes))

@@ -1,0 +1,117 @@
+"""Benchmark measurements as rows of the class fit: each with what its prediction needs
+that does not depend on the fitted parameters (model group, training base, LLM workload)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from shared.catalog.specs import GpuSpec, load_catalog
+from shared.perfmodel import benchmark_workloads as bw
+from shared.perfmodel import inference as inf
+from shared.perfmodel.benchmark_sources import measurement as bm
+from shared.perfmodel.features import matmul_rate
+from shared.perfmodel.workloads import TRAINING_NLP, fp8_rate
+
+REFERENCE_GPU = "rtx-3090"
+# Benchmark class -> model group.
+CLASS_GROUP: dict[str, str] = {
+    bm.TRAINING_CV: inf.TRAINING_GROUP,
+    bm.TRAINING_NLP: inf.TRAINING_GROUP,
+    bm.LLM_PREFILL: inf.LLM_GROUP,
+    bm.LLM_DECODE: inf.LLM_GROUP,
+    bm.DECODE_SERVING: inf.LLM_GROUP,
+    bm.LLM_SERVING: inf.LLM_GROUP,
+    bm.DIFFUSION: inf.VISION_GROUP,
+    bm.CNN_INFERENCE: inf.VISION_GROUP,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One measurement with what its prediction needs that does not depend on the fit."""
+
+    m: bm.Measurement
+    gpu: GpuSpec
+    # Fit group: one table, workload and precision, every system size (sizes of one GPU
+    # are tied together by the scaling terms).
+    group: tuple[str, str, str, str, str | None]
+    model_group: str
+    # Training: log of the Lambda-calibrated prediction, and the GPU's time for the same
+    # matrix multiplies relative to the reference's (matrix rate at the training precision).
+    base_log: float = 0.0
+    gemm_time: float = 1.0
+    llm: bw.BenchmarkLlm | None = None
+    tp: int = 1
+
+
+def gemm_time(gpu: GpuSpec, ref: GpuSpec, precision: str) -> float:
+    """Time of the same matrix multiplies on `gpu` relative to `ref` (each at its own
+    training precision: FP8 where the hardware has it for transformers)."""
+    ref_rate = matmul_rate(ref, "fp16") or ref.fp32_tflops
+    return ref_rate / (matmul_rate(gpu, precision) or gpu.fp32_tflops)
+
+
+def training_precision(workload_class: str, gpu: GpuSpec) -> str:
+    """MLPerf transformer training runs FP8 where the hardware has it (Transformer
+    Engine); CNN training stays in 16 bits."""
+    if workload_class == TRAINING_NLP and fp8_rate(gpu) is not None:
+        return "fp8"
+    return "fp16"
+
+
+def prepare(
+    measurements: Sequence[bm.Measurement],
+    training_base: Callable[[GpuSpec, str, str], float | None],
+) -> list[Row]:
+    """Rows of the measurements the class model can predict (others are left out)."""
+    catalog = load_catalog()
+    rows = []
+    for m in measurements:
+        gpu = catalog.by_id[m.gpu_id]
+        group_key = (
+            m.dataset,
+            m.table_id,
+            m.workload_class,
+            m.workload,
+            m.precision,
+        )
+        model_group = CLASS_GROUP[m.workload_class]
+        if model_group == inf.TRAINING_GROUP:
+            # Training benchmark classes are the product's own (workloads.py).
+            klass = m.workload_class
+            precision = training_precision(klass, gpu)
+            base = training_base(gpu, klass, precision)
+            if base is None:
+                continue
+            gemm = gemm_time(gpu, catalog.by_id[REFERENCE_GPU], precision)
+            rows.append(Row(m, gpu, group_key, model_group, math.log(base), gemm))
+        elif model_group == inf.LLM_GROUP:
+            described = bw.describe(m, gpu)
+            if described is None:
+                continue
+            tp = m.gpus_per_system
+            if m.dataset == bm.MLPERF_INFERENCE:
+                found = inf.tensor_parallel_size(
+                    gpu, inf.llm_need_gb(described.workload), m.gpus_per_system
+                )
+                if found is None:
+                    continue
+                tp = found
+            rows.append(Row(m, gpu, group_key, model_group, llm=described, tp=tp))
+        else:
+            rows.append(Row(m, gpu, group_key, model_group))
+    return rows
+
+
+def row_key(gpu_id: str, workload_class: str, count: int, workload: str) -> tuple[str, ...]:
+    return (gpu_id, workload_class, str(count), workload)
+
+
+def table_of(row: Row) -> str:
+    return f"{row.m.dataset}|{row.m.table_id}"
+
+
+def gpu_of(row: Row) -> str:
+    return row.gpu.id

@@ -1,0 +1,160 @@
+"""Fit the workload-class model, cross-validate it and write its parameters (its report is
+`classreport.py`).
+
+Leave-one-table-out (LOTO): each table is predicted by a fit on all other tables.
+Leave-one-GPU-out (LOGO): pairs with a GPU are predicted by a fit without any of that
+GPU's measurements. The 80 % interval of a class is q80 of its LOTO pair errors / sqrt 2
+(a pair's error combines two GPUs' errors); its coverage is checked on each table with the
+half-width computed from the other tables' errors.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from shared.catalog.specs import GpuSpec, load_catalog
+from shared.perfmodel import classfit as cf
+from shared.perfmodel.benchmark_sources import measurement as bm
+from shared.perfmodel.benchmarks import load_all
+from shared.perfmodel.calibrated import CalibratedModel
+from shared.perfmodel.class_params import FittedParams
+from shared.perfmodel.class_rows import Row, gpu_of, prepare, row_key, table_of
+from shared.perfmodel.classmodel import CLASS_MODEL_VERSION, params_path
+from shared.perfmodel.pair_predictors import PerGpu, Predictor
+from shared.perfmodel.pair_scores import Scored, score_pairs
+from shared.perfmodel.pairs import GPU_PAIR, build_groups, gpu_pairs, scaling_pairs
+from shared.perfmodel.workloads import CLASS_FAMILY, LLM_SERVING
+
+INTERVAL_QUANTILE = 0.8
+# Benchmark class -> the product's workload class (decode at 64 concurrent requests is
+# decode at a serving batch).
+PRODUCT_CLASS = {bm.DECODE_SERVING: LLM_SERVING}
+
+
+def training_base(gpu: GpuSpec, klass: str, precision: str) -> float | None:
+    prediction = CalibratedModel().predict(gpu, CLASS_FAMILY[klass], precision)
+    return None if prediction is None else prediction.relative_throughput
+
+
+def product_class(benchmark_class: str) -> str:
+    return PRODUCT_CLASS.get(benchmark_class, benchmark_class)
+
+
+@dataclass(frozen=True, slots=True)
+class Evaluation:
+    full: FittedParams
+    loto: list[Scored]
+    logo: list[Scored]
+    half_width: dict[str, float]
+    # Coverage of the 80 % interval by class, each table scored with widths from others.
+    coverage: dict[str, float]
+    rows: int
+
+
+def _predictor(params: FittedParams, by_key: dict[tuple[str, ...], Row]) -> Predictor:
+    ref = load_catalog().by_id["rtx-3090"]
+
+    def predict(gpu: GpuSpec, klass: str, count: int, workload: str) -> PerGpu | None:
+        row = by_key.get(row_key(gpu.id, klass, count, workload))
+        if row is None:
+            return None
+        return PerGpu(math.exp(cf.predict_log(row, params, ref)))
+
+    return predict
+
+
+def _fit_without(args: tuple[Sequence[Row], str, str, FittedParams]) -> FittedParams:
+    rows, kind, held, warm = args
+    key: Callable[[Row], str] = table_of if kind == "table" else gpu_of
+    return cf.fit([r for r in rows if key(r) != held], warm=warm)
+
+
+def evaluate(workers: int = 2, measurements: Sequence[bm.Measurement] | None = None) -> Evaluation:
+    """Full fit, then one refit per held-out table and per held-out GPU (in `workers`
+    processes: about 110 fits of a few seconds each on the bundled data)."""
+    if measurements is None:
+        measurements = load_all(include_in_sample=False).measurements
+    rows = prepare(measurements, training_base)
+    by_key = {
+        row_key(r.m.gpu_id, r.m.workload_class, r.m.gpus_per_system, r.m.workload): r for r in rows
+    }
+    full = cf.fit(rows)
+    tables = sorted({table_of(r) for r in rows})
+    gpus = sorted({gpu_of(r) for r in rows})
+    jobs = [(rows, "table", t, full) for t in tables] + [(rows, "gpu", g, full) for g in gpus]
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        fits = list(pool.map(_fit_without, jobs))
+    loto: list[Scored] = []
+    for table, params in zip(tables, fits[: len(tables)], strict=True):
+        held = [m for m in measurements if f"{m.dataset}|{m.table_id}" == table]
+        groups = build_groups(held)
+        pairs = gpu_pairs(groups) + scaling_pairs(groups)
+        loto += score_pairs(pairs, _predictor(params, by_key))[0]
+    all_groups = build_groups(measurements)
+    all_pairs = gpu_pairs(all_groups)
+    logo: list[Scored] = []
+    for gpu_id, params in zip(gpus, fits[len(tables) :], strict=True):
+        pairs = [p for p in all_pairs if gpu_id in (p.gpu_a, p.gpu_b)]
+        logo += score_pairs(pairs, _predictor(params, by_key))[0]
+    half_width, coverage = _intervals([s for s in loto if s.pair.kind == GPU_PAIR])
+    return Evaluation(full, loto, logo, half_width, coverage, len(rows))
+
+
+def quantile(errors: Sequence[float], q: float) -> float:
+    return float(np.quantile(np.asarray(errors), q))
+
+
+def _intervals(scored: Sequence[Scored]) -> tuple[dict[str, float], dict[str, float]]:
+    by_class: dict[str, list[Scored]] = defaultdict(list)
+    for s in scored:
+        by_class[product_class(s.pair.workload_class)].append(s)
+    half_width, coverage = {}, {}
+    for klass, items in by_class.items():
+        errors = [s.model_log_error for s in items]
+        half_width[klass] = quantile(errors, INTERVAL_QUANTILE) / math.sqrt(2)
+        # Each table's pairs against the width the other tables' errors give (once per table).
+        widths = {}
+        for table in {s.pair.table_key for s in items}:
+            others = [o.model_log_error for o in items if o.pair.table_key != table]
+            if others:
+                widths[table] = quantile(others, INTERVAL_QUANTILE)
+        inside = [
+            s.model_log_error <= widths[s.pair.table_key]
+            for s in items
+            if s.pair.table_key in widths
+        ]
+        coverage[klass] = sum(inside) / len(inside) if inside else float("nan")
+    return half_width, coverage
+
+
+def write_params(evaluation: Evaluation, path: Path | None = None) -> Path:
+    target = path or params_path(CLASS_MODEL_VERSION)
+    half = dict(evaluation.half_width)
+    # Classes without held-out pairs take the widest measured width.
+    for klass in ("llm-prefill",):
+        half.setdefault(klass, max(half.values()))
+    data = {
+        "version": CLASS_MODEL_VERSION,
+        "calibration": (
+            "MLPerf Training and Inference, llmperf, llama.cpp and geerlingguy tables "
+            "(shared/perfmodel/data/benchmarks), ratios within tables only; training base: "
+            "Lambda (calibrated-2026.11.3)"
+        ),
+        "fitted": evaluation.full.to_json(),
+        "half_width": half,
+        "evaluation": {
+            "interval": "80 % (q80 of leave-one-table-out pair errors / sqrt 2)",
+            "coverage_by_class": evaluation.coverage,
+            "rows": evaluation.rows,
+        },
+    }
+    target.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+    return target
