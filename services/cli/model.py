@@ -8,7 +8,8 @@ from typing import Annotated
 
 import typer
 
-from shared.builds.predict import InvalidInputError, predict_full
+from services.cli.options import schema_options
+from shared.builds.predict import InvalidInputError, PredictRequest, predict_request
 
 app = typer.Typer(help="The calibrated performance model.", no_args_is_help=True)
 
@@ -81,40 +82,17 @@ def fit() -> None:
 
 
 @app.command()
+@schema_options(PredictRequest)  # one option per field: GET /model/predict's parameters
 def predict(
-    gpu: Annotated[str, typer.Option("--gpu", help="Catalog id, e.g. rtx-4090.")],
-    task: Annotated[str, typer.Option("--task", help="Any /recommend task, e.g. llm-inference.")],
-    precision: Annotated[str, typer.Option(help="fp16|bf16|tf32|fp32|fp8|int8.")] = "fp16",
-    count: Annotated[int, typer.Option(help="GPUs in the build.")] = 1,
-    power_limit_w: Annotated[float | None, typer.Option(help="Cap per GPU, W.")] = None,
-    workload: Annotated[str | None, typer.Option(help="e.g. resnet50, bert_large.")] = None,
-    params_b: Annotated[float | None, typer.Option(help="llm-inference: billions.")] = None,
-    batch: Annotated[int | None, typer.Option(help="llm-inference: sequences.")] = None,
-    context: Annotated[int | None, typer.Option(help="llm-inference: tokens.")] = None,
-    weights: Annotated[str | None, typer.Option(help="fp16|bf16|fp8|int8|int4|fp4.")] = None,
-    deployment: Annotated[str, typer.Option(help="auto|workstation|datacenter.")] = "auto",
-    network: Annotated[str, typer.Option(help="infiniband|ethernet.")] = "infiniband",
+    request: PredictRequest,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Throughput relative to one reference GPU, and the workload class used."""
+    gpu, task, precision, count = request.gpu, request.task, request.precision, request.count
     try:
         from shared.perfmodel.registry import get_model
 
-        result = predict_full(
-            get_model(),
-            gpu,
-            task,
-            precision,
-            count,
-            power_limit_w,
-            workload,
-            params_b=params_b,
-            batch=batch,
-            context=context,
-            weights=weights,
-            deployment=deployment,
-            network=network,
-        )
+        result = predict_request(get_model(), request)
     except InvalidInputError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(code=2) from exc

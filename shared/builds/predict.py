@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from pydantic import BaseModel, Field
+
 from shared.builds.constants import AUTO, DEPLOYMENTS, MODEL_NETWORK, NETWORKS
 from shared.builds.layout import plan_layout
 from shared.catalog.specs import load_catalog
@@ -29,6 +31,8 @@ from shared.perfmodel.workloads import (
 TASKS = tuple(TASK_CLASS)
 # Above any model anyone runs (the /recommend limit).
 MAX_PARAMS_B = 10000.0
+# GPUs one prediction times (the /recommend limit).
+MAX_COUNT = 64
 
 
 class InvalidInputError(ValueError):
@@ -106,6 +110,57 @@ def llm_workload(
         weights=weights or base.weights,
         batch=batch or 1,
         context=context or DEFAULT_LLM_CONTEXT,
+    )
+
+
+class PredictRequest(BaseModel):
+    """GET /model/predict's query and `gpu-advisor model predict`'s options, written once.
+
+    Names stay plain strings: predict_full checks them and names the valid values."""
+
+    gpu: str = Field(max_length=128, description="catalog id or a common spelling")
+    task: str = Field(
+        description="any /recommend task: cv, nlp, llm-inference, image-generation, video, "
+        "rl, kaggle, prototyping"
+    )
+    precision: str = Field(default="fp16", description="fp16, bf16, tf32, fp32, fp8 or int8")
+    count: int = Field(default=1, ge=1, le=MAX_COUNT, description="GPUs in the build")
+    power_limit_w: float | None = Field(default=None, gt=0, le=2000, description="cap per GPU, W")
+    workload: str | None = Field(default=None, max_length=64, description="e.g. resnet50")
+    params_b: float | None = Field(
+        default=None, description="llm-inference: model size in billions"
+    )
+    batch: int | None = Field(default=None, description="llm-inference: sequences at once")
+    context: int | None = Field(default=None, description="llm-inference: tokens")
+    weights: str | None = Field(
+        default=None, description="llm-inference: fp16, bf16, fp8, int8, int4 or fp4"
+    )
+    deployment: str = Field(
+        default=AUTO, description="machines for count GPUs: auto, workstation or datacenter"
+    )
+    network: str = Field(
+        default="infiniband", description="between machines: infiniband or ethernet"
+    )
+
+
+def predict_request(
+    model: ClassModel, req: PredictRequest, gpu_id: str | None = None
+) -> dict[str, Any]:
+    """predict_full for a request (`gpu_id`: the request's GPU already resolved)."""
+    return predict_full(
+        model,
+        gpu_id or req.gpu,
+        req.task,
+        req.precision,
+        req.count,
+        req.power_limit_w,
+        req.workload,
+        params_b=req.params_b,
+        batch=req.batch,
+        context=req.context,
+        weights=req.weights,
+        deployment=req.deployment,
+        network=req.network,
     )
 
 
