@@ -13,7 +13,7 @@ from shared.wiring.celery_app import make_celery
 settings = get_settings()
 app = make_celery(
     "gpu_advisor_worker",
-    include=["services.worker.tasks.compute", "services.worker.tasks.alerts"],
+    include=["services.worker.tasks.jobs"],
     settings=settings,
 )
 app.conf.beat_schedule = beat_schedule(settings)
