@@ -29,10 +29,14 @@ def model_predict(
     power_limit_w: Annotated[float | None, Query(gt=0, le=2000)] = None,
     workload: Annotated[str | None, Query(max_length=64)] = None,
     params_b: Annotated[
-        float | None, Query(description="llm-inference: model size in billions")
+        float | None, Query(le=10000, description="llm-inference: model size in billions")
     ] = None,
-    batch: Annotated[int | None, Query(description="llm-inference: sequences at once")] = None,
-    context: Annotated[int | None, Query(description="llm-inference: tokens")] = None,
+    # The upper bounds of /recommend (the model names the lower ones): past them a query
+    # is a typo.
+    batch: Annotated[
+        int | None, Query(le=4096, description="llm-inference: sequences at once")
+    ] = None,
+    context: Annotated[int | None, Query(le=2_000_000, description="llm-inference: tokens")] = None,
     weights: Annotated[
         str | None, Query(description="llm-inference: fp16, bf16, fp8, int8, int4 or fp4")
     ] = None,

@@ -12,7 +12,7 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query, Request, Response
 
 from services.api.auth import OptionalKey
-from services.api.deps import ModelDep, SessionDep, SettingsDep, VaryOnAccept
+from services.api.deps import MAX_OFFSET, ModelDep, SessionDep, SettingsDep, VaryOnAccept
 from services.api.quotes import service
 from services.api.quotes.schemas import ClusterIn, CompareIn, ExportFormat, QuoteList, QuoteOut
 from shared.quotes.store import bom_csv
@@ -59,7 +59,7 @@ def list_quotes(
         Query(description="true: the standard builds; false: the quotes your API key made"),
     ] = False,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
 ) -> QuoteList:
     """The standard builds, or your own quotes (none without an API key): never anonymous
     quotes nor other keys' quotes."""
