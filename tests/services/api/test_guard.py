@@ -303,3 +303,24 @@ def test_an_http_or_https_price_url_is_kept(market_client, write_key) -> None:
     for url in ("https://vendor.example.com/q/42", "HTTP://vendor.example.com/q?id=1"):
         body = {**PRICE, "url": url, "source": f"url {url}"}
         assert market_client.post("/prices", json=body, headers=write_key).status_code == 201
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"gpu": "rtx-4090", "count": 512, "gpu_price_usd": "99999999999"}, "gpu_price_usd"),
+        ({"gpu": "rtx-4090", "count": 1, "budget_usd": "1e30"}, "budget_usd"),
+    ],
+)
+def test_quote_prices_past_any_gpu_are_422(market_client, body, field) -> None:
+    """Found by the fuzz run: PostgreSQL's NUMERIC(12, 2) total overflowed (a 500)."""
+    payload = assert_envelope(market_client.post("/quotes/cluster", json=body), 422)
+    assert payload["message"].startswith(f"{field}:")
+
+
+def test_a_comparison_whose_total_no_quote_holds_is_422(market_client) -> None:
+    """512 rented GPUs at $1,000 an hour for 20 years: beyond NUMERIC(12, 2)."""
+    rent = {"gpu": "h100-pcie", "count": 512, "acquisition": "rent", "cloud_usd_per_hour": 1000}
+    body = {"candidates": [{**rent, "rent_hours": 24 * 366 * 20}], "task": "nlp", "years": 20}
+    response = market_client.post("/quotes/compare", json=body)
+    assert assert_envelope(response, 422)["message"].startswith("total_usd:")

@@ -118,3 +118,16 @@ def test_images_are_cached_by_content(web_client):
     first, second = web_client.get(url), web_client.get(url)
     assert first.content == second.content
     assert "max-age" in first.headers["cache-control"]
+
+
+def test_a_refused_chart_request_never_poisons_the_score_cache(web_client):
+    """Measured: /charts/perf-per-dollar.bad loaded the scores of its query into the cache,
+    then its 422 rolled the session back and every /recommend of that task, precision and
+    condition was a 500 until the next price write. A key no other test of the module uses."""
+    query = "task=video&precision=bf16&condition=new"
+    assert web_client.get(f"/charts/perf-per-dollar.bad?{query}").status_code == 422
+    # Another query on the same score rows: the answer cache cannot serve it.
+    recommended = web_client.get(f"/recommend?{query}&limit=3")
+    assert recommended.status_code == 200, recommended.text
+    assert recommended.json()["results"]
+    assert web_client.get(f"/charts/performance.svg?{query}").status_code == 200
