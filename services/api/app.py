@@ -73,9 +73,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.response_cache = ResponseCache()
     app.state.freshness_cache = FreshnessCache()
     errors.install(app)
-    metrics.install(app)
-    # Outermost of ours: bad input is refused before metrics, routes and the database.
+    # Bad input is refused before routes and the database; inside the request metrics,
+    # which count the refusals (route "unmatched").
     app.add_middleware(InputGuard, max_bytes=settings.max_request_bytes)
+    metrics.install(app)
     app.state.rate_limiter = RateLimiter(settings.rate_limit_per_minute, settings.broker_url)
     reads = [Depends(optional_read_key)]
     # JSON routes refuse unknown query parameters; pages keep their own error pages.

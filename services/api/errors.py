@@ -32,6 +32,8 @@ class InvalidParameter(InputError):
 
 # A 422 echoes at most this much of any input (a 50 MB body once got a 52 MB reply).
 EXCERPT_CHARS = 100
+# Messages are ours, but may quote an input: long enough for any list of valid values.
+MESSAGE_CHARS = 1000
 # Field errors shown in one answer; the rest are counted in the message.
 MAX_ERRORS = 20
 
@@ -65,7 +67,7 @@ def excerpt(value: Any, limit: int = EXCERPT_CHARS) -> Any:
 def _describe(error: dict[str, Any]) -> str:
     loc = [str(part) for part in error["loc"]]
     field = ".".join(p for p in loc if p not in ("query", "body", "path")) or ".".join(loc)
-    return f"{field}: {clean_text(str(error['msg']), 2 * EXCERPT_CHARS)}"
+    return f"{field}: {clean_text(str(error['msg']), MESSAGE_CHARS)}"
 
 
 def field_errors(errors: list[dict[str, Any]]) -> JSONResponse:
@@ -76,7 +78,7 @@ def field_errors(errors: list[dict[str, Any]]) -> JSONResponse:
         error = {k: v for k, v in raw.items() if k not in ("ctx", "url")}  # ctx: not JSON
         error.setdefault("type", "value_error")
         error["loc"] = [excerpt(part, 2 * EXCERPT_CHARS) for part in error.get("loc", ())]
-        error["msg"] = clean_text(str(error.get("msg", "")), 2 * EXCERPT_CHARS)
+        error["msg"] = clean_text(str(error.get("msg", "")), MESSAGE_CHARS)
         if "input" in error:
             error["input"] = excerpt(error["input"])
         shown.append(error)
@@ -135,6 +137,10 @@ def _envelope(request: Request, exc: StarletteHTTPException) -> dict[str, Any]:
     else:
         detail = raw if isinstance(raw, list) else {"value": raw}
         message = _phrase(exc.status_code)
+    # Raise sites quote the input (`unknown GPU '...'`): an excerpt, never the whole of it.
+    message = clean_text(message, MESSAGE_CHARS)
+    if isinstance(detail, dict) and isinstance(detail.get("message"), str):
+        detail["message"] = clean_text(detail["message"], MESSAGE_CHARS)
     retry_after = (exc.headers or {}).get("Retry-After")
     if isinstance(detail, dict) and retry_after is not None and "retry_after" not in detail:
         # Clients that only parse the body still learn when to come back.

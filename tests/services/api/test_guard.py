@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 from sqlmodel import select
 
 from services.api.app import create_app
-from services.api.errors import EXCERPT_CHARS, MAX_ERRORS
+from services.api.errors import EXCERPT_CHARS, MAX_ERRORS, MESSAGE_CHARS
 from shared.alerts.keys import create_key
 from shared.kit.db import session_scope
 from shared.models import PriceObservation
@@ -324,3 +324,16 @@ def test_a_comparison_whose_total_no_quote_holds_is_422(market_client) -> None:
     body = {"candidates": [{**rent, "rent_hours": 24 * 366 * 20}], "task": "nlp", "years": 20}
     response = market_client.post("/quotes/compare", json=body)
     assert assert_envelope(response, 422)["message"].startswith("total_usd:")
+
+
+def test_other_errors_quote_only_an_excerpt_of_the_input(market_client) -> None:
+    response = market_client.get("/gpus/" + "z" * 5000)
+    payload = assert_envelope(response, 404)
+    assert len(response.content) < 2 * MESSAGE_CHARS + 200
+    assert payload["message"].startswith("gpu_id: unknown GPU 'zzz")
+
+
+def test_refused_requests_are_counted_in_the_request_metrics(market_client, write_key) -> None:
+    post_raw(market_client, "/prices", b"usd=1", write_key, **{"content-type": "text/plain"})
+    metrics = market_client.get("/metrics").text
+    assert 'method="POST",route="unmatched",status="415"' in metrics
