@@ -15,6 +15,7 @@ from services.api.alerts.router import router as alerts_router
 from services.api.auth import optional_read_key
 from services.api.charts.router import router as charts_router
 from services.api.gpus.router import router as gpus_router
+from services.api.guard import InputGuard
 from services.api.health.router import FreshnessCache
 from services.api.health.router import router as health_router
 from services.api.model.router import router as model_router
@@ -72,6 +73,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.response_cache = ResponseCache()
     app.state.freshness_cache = FreshnessCache()
     errors.install(app)
+    # Bad input is refused before routes and the database; inside the request metrics,
+    # which count the refusals (route "unmatched").
+    app.add_middleware(InputGuard, max_bytes=settings.max_request_bytes)
     metrics.install(app)
     app.state.rate_limiter = RateLimiter(settings.rate_limit_per_minute, settings.broker_url)
     reads = [Depends(optional_read_key)]

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import Depends, HTTPException, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 from starlette.concurrency import run_in_threadpool
@@ -17,6 +18,14 @@ from shared.alerts.models import ApiKey
 from shared.kit.settings import Settings
 
 SCOPE_RANK = {"read": 0, "write": 1}
+# Declares the scheme in the OpenAPI document for every endpoint that reads a key; it
+# never answers itself (auto_error=False): the checks below give the envelope's 401/403.
+BEARER = HTTPBearer(
+    scheme_name="ApiKey",
+    description="Authorization: Bearer gpa_... (gpu-advisor api-keys create)",
+    auto_error=False,
+)
+Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(BEARER)]
 
 
 def _bearer(request: Request) -> str | None:
@@ -34,7 +43,9 @@ def _unauthorized(message: str) -> HTTPException:
 
 
 def require_scope(scope: str) -> Callable[..., ApiKey]:
-    def dependency(request: Request, session: SessionDep, settings: SettingsDep) -> ApiKey:
+    def dependency(
+        request: Request, session: SessionDep, settings: SettingsDep, _: Credentials = None
+    ) -> ApiKey:
         token = _bearer(request)
         if token is None:
             raise _unauthorized("Authorization: Bearer <API key> is required")
@@ -85,6 +96,7 @@ async def optional_api_key(
     request: Request,
     settings: SettingsDep,
     read_key: Annotated[ApiKey | None, Depends(optional_read_key)],
+    _: Credentials = None,
 ) -> ApiKey | None:
     """The caller's API key when it presents one, None when it presents none.
 
@@ -102,3 +114,7 @@ async def optional_api_key(
 
 
 OptionalKey = Annotated[ApiKey | None, Depends(optional_api_key)]
+
+# OpenAPI for endpoints open to anonymous callers that still take a key (`openapi_extra`
+# of the route): FastAPI lists the bearer scheme; this adds the empty requirement (none).
+KEY_OPTIONAL: dict[str, Any] = {"security": [{}]}

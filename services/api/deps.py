@@ -17,6 +17,10 @@ from shared.kit.events import bind_dispatcher
 from shared.kit.settings import Settings
 from shared.perfmodel.classmodel import ClassModel
 
+# The largest `offset` of any list: past any history we keep; larger values are typos
+# (and 2^63 overflows SQLite's and PostgreSQL's integers).
+MAX_OFFSET = 1_000_000
+
 
 # Attribute reads are `async def` so FastAPI calls them inline instead of handing each
 # one to the thread pool (measurable per request on the hot /recommend path).

@@ -7,7 +7,9 @@ site gave). Procurement tools read both keys, so keys may be added but never ren
 
 from __future__ import annotations
 
+import json
 import logging
+import math
 import secrets
 from http import HTTPStatus
 from typing import Any
@@ -28,30 +30,80 @@ class InvalidParameter(InputError):
     """A request value that passed type checks but makes no sense (422)."""
 
 
+# A 422 echoes at most this much of any input (a 50 MB body once got a 52 MB reply).
+EXCERPT_CHARS = 100
+# Messages are ours, but may quote an input: long enough for any list of valid values.
+MESSAGE_CHARS = 1000
+# Field errors shown in one answer; the rest are counted in the message.
+MAX_ERRORS = 20
+
+
+def clean_text(text: str, limit: int = EXCERPT_CHARS) -> str:
+    """`text` cut to `limit` characters, lone surrogates escaped (never unencodable)."""
+    cut = text if len(text) <= limit else text[:limit] + "..."
+    return cut.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def excerpt(value: Any, limit: int = EXCERPT_CHARS) -> Any:
+    """A short, JSON-safe excerpt of an input: small values as they are, others as text."""
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, int) and abs(value) < 2**53:
+        return value
+    if isinstance(value, float) and math.isfinite(value):
+        return value
+    if isinstance(value, str):
+        return clean_text(value, limit)
+    try:
+        encoded = jsonable_encoder(value)
+        text = json.dumps(encoded, ensure_ascii=True, allow_nan=False)
+    except (TypeError, ValueError):
+        return clean_text(repr(value), limit)
+    if len(text) <= limit and "\\u" not in text:
+        return encoded  # a small object or list keeps its shape
+    return clean_text(text, limit)
+
+
 def _describe(error: dict[str, Any]) -> str:
-    field = ".".join(str(part) for part in error["loc"] if part not in ("query", "body", "path"))
-    return f"{field}: {error['msg']}"
+    loc = [str(part) for part in error["loc"]]
+    field = ".".join(p for p in loc if p not in ("query", "body", "path")) or ".".join(loc)
+    return f"{field}: {clean_text(str(error['msg']), MESSAGE_CHARS)}"
+
+
+def field_errors(errors: list[dict[str, Any]]) -> JSONResponse:
+    """The one 422 answer: every error with its `type`, `loc` and `msg`, `input` cut to an
+    excerpt, and at most MAX_ERRORS of them."""
+    shown = []
+    for raw in errors[:MAX_ERRORS]:
+        error = {k: v for k, v in raw.items() if k not in ("ctx", "url")}  # ctx: not JSON
+        error.setdefault("type", "value_error")
+        error["loc"] = [excerpt(part, 2 * EXCERPT_CHARS) for part in error.get("loc", ())]
+        error["msg"] = clean_text(str(error.get("msg", "")), MESSAGE_CHARS)
+        if "input" in error:
+            error["input"] = excerpt(error["input"])
+        shown.append(error)
+    message = "; ".join(_describe(e) for e in shown)
+    if len(errors) > len(shown):
+        message += f"; and {len(errors) - len(shown)} more errors"
+    return JSONResponse(status_code=422, content={"message": message, "detail": shown})
 
 
 async def validation_handler(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
-    errors = [dict(e) for e in exc.errors()]
-    for error in errors:
-        error.pop("ctx", None)  # may hold exception objects that are not JSON
-        error.pop("url", None)
-    message = "; ".join(_describe(e) for e in errors)
-    return JSONResponse(status_code=422, content={"message": message, "detail": errors})
+    return field_errors([dict(e) for e in exc.errors()])
 
 
 async def input_error_handler(request: Request, exc: Exception) -> JSONResponse:
     """Any domain InputError (bad price, TCO or quote input, parameter) is a 422."""
     assert isinstance(exc, InputError)
-    detail: dict[str, Any] = {"loc": ["query", exc.field], "msg": exc.message}
+    detail: dict[str, Any] = {
+        "type": "value_error",
+        "loc": ["query", exc.field],
+        "msg": exc.message,
+    }
     if exc.valid is not None:
         detail["valid"] = exc.valid
-    return JSONResponse(
-        status_code=422, content={"message": f"{exc.field}: {exc.message}", "detail": [detail]}
-    )
+    return field_errors([detail])
 
 
 def _phrase(status: int) -> str:
@@ -85,6 +137,10 @@ def _envelope(request: Request, exc: StarletteHTTPException) -> dict[str, Any]:
     else:
         detail = raw if isinstance(raw, list) else {"value": raw}
         message = _phrase(exc.status_code)
+    # Raise sites quote the input (`unknown GPU '...'`): an excerpt, never the whole of it.
+    message = clean_text(message, MESSAGE_CHARS)
+    if isinstance(detail, dict) and isinstance(detail.get("message"), str):
+        detail["message"] = clean_text(detail["message"], MESSAGE_CHARS)
     retry_after = (exc.headers or {}).get("Retry-After")
     if isinstance(detail, dict) and retry_after is not None and "retry_after" not in detail:
         # Clients that only parse the body still learn when to come back.

@@ -93,6 +93,8 @@ def forbidden_reason(ip: IPAddress) -> str | None:
         (ip.is_multicast, "multicast"),
         (ip.is_private, "private"),
         (ip.is_reserved, "reserved"),
+        # fec0::/10, deprecated (RFC 3879) but still routed inside some networks.
+        (isinstance(ip, ipaddress.IPv6Address) and ip.is_site_local, "site-local"),
         # Shared address space (100.64/10), documentation ranges and the like.
         (not ip.is_global, "not globally routable"),
     )
@@ -115,9 +117,13 @@ def check_url(url: str, allowlist: Allowlist, resolver: Resolver = system_resolv
     except UnicodeError:
         raise BlockedUrl(f"invalid host name {host!r}") from None
     try:
-        port = parts.port or SCHEMES[parts.scheme]
+        port = parts.port
     except ValueError as exc:
         raise BlockedUrl(f"invalid port: {exc}") from None
+    if port is None:
+        port = SCHEMES[parts.scheme]
+    elif port == 0:  # never the scheme's default: a port-0 URL names no service
+        raise BlockedUrl("invalid port: 0")
     try:
         addresses = resolver(host, port)
     except (OSError, UnicodeError) as exc:

@@ -127,11 +127,13 @@ class PredictRequest(BaseModel):
     count: int = Field(default=1, ge=1, le=MAX_COUNT, description="GPUs in the build")
     power_limit_w: float | None = Field(default=None, gt=0, le=2000, description="cap per GPU, W")
     workload: str | None = Field(default=None, max_length=64, description="e.g. resnet50")
+    # The upper bounds of /recommend (the model names the lower ones): past them a query
+    # is a typo.
     params_b: float | None = Field(
-        default=None, description="llm-inference: model size in billions"
+        default=None, le=MAX_PARAMS_B, description="llm-inference: model size in billions"
     )
-    batch: int | None = Field(default=None, description="llm-inference: sequences at once")
-    context: int | None = Field(default=None, description="llm-inference: tokens")
+    batch: int | None = Field(default=None, le=4096, description="llm-inference: sequences at once")
+    context: int | None = Field(default=None, le=2_000_000, description="llm-inference: tokens")
     weights: str | None = Field(
         default=None, description="llm-inference: fp16, bf16, fp8, int8, int4 or fp4"
     )

@@ -47,12 +47,17 @@ def _alias_table() -> dict[str, str]:
     return table
 
 
+def exact_alias(text: str) -> str | None:
+    """Catalog id for an id, a catalog name or a known alias, exactly (spacing, case and
+    vendor words aside); never a guess from free text ("not a 4090" is no GPU)."""
+    if text in load_catalog().by_id:
+        return text
+    return _alias_table().get(normalize(text))
+
+
 def resolve_alias(text: str) -> str | None:
     """Catalog id for an id, a name or a common spelling; None if unknown or ambiguous."""
-    catalog = load_catalog()
-    if text in catalog.by_id:
-        return text
-    exact = _alias_table().get(normalize(text))
+    exact = exact_alias(text)
     if exact is not None:
         return exact
     # The listing-title matcher knows sizes, form factors and sibling rules.

@@ -51,6 +51,8 @@ class Settings(BaseSettings):
     # Sources beat scrapes, with their intervals: "ebay=21600,newegg=43200". Empty in the
     # embedded default, which never contacts live sites on its own.
     scrape_sources: str = ""
+    # The largest request body the API reads (413 beyond it); its JSON bodies are small.
+    max_request_bytes: int = Field(default=1_048_576, ge=1024)
     # API keys and webhooks.
     require_key_for_reads: bool = False
     rate_limit_per_minute: int = Field(default=120, ge=1)

@@ -20,6 +20,7 @@ from shared.builds.schemas import (
     Pricing,
     Task,
 )
+from shared.pricing.intake import MAX_USD
 
 MAX_CANDIDATES = 10
 Acquisition = Literal["buy", "rent"]
@@ -31,6 +32,12 @@ class GpuCount(BaseModel):
 
     gpu: str = Field(max_length=128)
     count: int = Field(ge=1, le=MAX_GPUS)
+
+
+# Above any GPU's price (the ceiling of posted prices); a quote's total is stored as
+# NUMERIC(12, 2), which an unbounded price once overflowed on PostgreSQL (a 500).
+MAX_GPU_PRICE_USD = MAX_USD
+MAX_BUDGET_USD = Decimal("1000000000")
 
 
 class ClusterRequest(BaseModel):
@@ -47,13 +54,15 @@ class ClusterRequest(BaseModel):
     precision: Precision = "fp16"
     # "auto": the same layout rule as /recommend, /tco and /model/predict (see `layout`).
     deployment: Deployment = "auto"
-    budget_usd: Decimal | None = Field(default=None, gt=0)
+    budget_usd: Decimal | None = Field(default=None, gt=0, le=MAX_BUDGET_USD)
     allow_geforce: bool = Field(default=False, description="GeForce licence exemption held")
     power_limit_w: float | None = Field(default=None, gt=0, le=2000)
     network: Network = "infiniband"
     condition: MarketCondition = "any"
     additional_gpus: list[GpuCount] = Field(default_factory=list, max_length=8)
-    gpu_price_usd: Decimal | None = Field(default=None, gt=0, description="override per GPU")
+    gpu_price_usd: Decimal | None = Field(
+        default=None, gt=0, le=MAX_GPU_PRICE_USD, description="override per GPU"
+    )
     utilization: float | None = Field(default=None, gt=0, le=1)
     electricity_usd_per_kwh: Decimal | None = Field(default=None, ge=0, le=10)
     pue: float | None = Field(default=None, ge=1, le=3)
@@ -78,7 +87,7 @@ class Candidate(BaseModel):
     deployment: Deployment = "auto"
     pricing: Pricing = "on-demand"
     allow_geforce: bool = False
-    gpu_price_usd: Decimal | None = Field(default=None, gt=0)
+    gpu_price_usd: Decimal | None = Field(default=None, gt=0, le=MAX_GPU_PRICE_USD)
     cloud_usd_per_hour: Decimal | None = Field(default=None, ge=0, le=1000)
     rent_hours: float | None = Field(default=None, gt=0, le=24 * 366 * 20)
 

@@ -92,6 +92,10 @@ def compute_cluster(
     return quote_cluster(req, picks, settings, model)
 
 
+# Quote.total_usd is NUMERIC(12, 2).
+MAX_TOTAL_USD = Decimal("9999999999.99")
+
+
 def prices_as_of(picks: list[GpuPick]) -> datetime | None:
     dates = [p.as_of for p in picks if p.as_of is not None]
     return datetime.combine(max(dates), time(), UTC) if dates else None
@@ -110,6 +114,10 @@ def store(
     *,
     model_version: str,
 ) -> Quote:
+    if abs(total) > MAX_TOTAL_USD:  # refused here, never a database error (a 500)
+        raise QuoteInputError(
+            "total_usd", f"{total} is beyond what a quote holds ({MAX_TOTAL_USD})"
+        )
     now = datetime.now(UTC)
     quote = Quote(
         id=uuid.uuid4().hex,

@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query
 
-from services.api.deps import SessionDep, SettingsDep, VaryOnAccept, catalog_gpu
+from services.api.deps import MAX_OFFSET, SessionDep, SettingsDep, VaryOnAccept, catalog_gpu
 from services.api.gpus import service
 from services.api.gpus.schemas import GpuDetail, GpuPage
 from shared.catalog.specs import GpuSpec, load_catalog
@@ -39,7 +39,7 @@ def list_gpus(
     datacenter: Annotated[bool, Query(description="only cards allowed in datacenters")] = False,
     q: Annotated[str | None, Query(max_length=64, description="text in name or id")] = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 50,
-    offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
+    offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
 ) -> GpuPage:
     found = [
         g for g in load_catalog().gpus if _matches(g, vendor, segment, min_memory_gb, datacenter, q)

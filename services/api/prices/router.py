@@ -8,17 +8,15 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from services.api.auth import WriteKey
-from services.api.deps import SessionDep, SettingsDep, catalog_gpu
+from services.api.deps import MAX_OFFSET, SessionDep, SettingsDep, catalog_gpu
 from services.api.errors import InvalidParameter
 from services.api.prices import service
 from services.api.prices.schemas import ConditionFilter, PriceCreated, PriceHistory, PriceIn
-from shared.catalog.aliases import resolve_alias
+from shared.catalog.aliases import exact_alias
 from shared.pricing.intake import PriceInput, record_price
 from shared.scoring.compute import SourceHealth
 
 router = APIRouter(tags=["prices"])
-# Past any history we keep; larger values are typos (and overflow SQLite's integers).
-MAX_OFFSET = 1_000_000
 
 
 def _utc(since: datetime) -> datetime:
@@ -66,7 +64,8 @@ def post_price(
 ) -> PriceCreated:
     """Record a quote (a price from outside the scraper); alerts follow the commit. A quote
     is shown beside the market price and never replaces it in rankings."""
-    gpu_id = resolve_alias(body.gpu_id) or body.gpu_id
+    # An id or a known alias, exactly: free text must never become a price of a real GPU.
+    gpu_id = exact_alias(body.gpu_id) or body.gpu_id
     price = PriceInput(
         gpu_id, body.usd, body.condition, body.source, body.title, body.url, body.quantity
     )

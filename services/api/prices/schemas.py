@@ -5,8 +5,9 @@ from __future__ import annotations
 from datetime import datetime
 from decimal import Decimal
 from typing import Literal
+from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 ConditionFilter = Literal["new", "used", "refurbished"]
 
@@ -101,13 +102,26 @@ class PriceIn(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    gpu_id: str = Field(max_length=128, description="catalog id or a common spelling")
+    gpu_id: str = Field(
+        max_length=128, description="catalog id or a known alias (e.g. 'GeForce RTX 4090')"
+    )
     usd: Decimal = Field(gt=0, le=500000, description="price per card in USD")
     condition: Literal["new", "used", "refurbished"]
     source: str = Field(min_length=1, max_length=128, description="who quoted it")
     title: str | None = Field(default=None, max_length=512)
-    url: str | None = Field(default=None, max_length=1024)
+    url: str | None = Field(default=None, max_length=1024, description="http(s) only")
     quantity: int = Field(default=1, ge=1, le=10000)
+
+    @field_validator("url")
+    @classmethod
+    def _web_url(cls, url: str | None) -> str | None:
+        """A link people will open: http or https with a host, never javascript: or data:."""
+        if url is None:
+            return None
+        parts = urlsplit(url.strip())
+        if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+            raise ValueError("must be an http:// or https:// URL")
+        return url.strip()
 
 
 class PriceCreated(BaseModel):

@@ -11,8 +11,8 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Request, Response
 
-from services.api.auth import OptionalKey
-from services.api.deps import ModelDep, SessionDep, SettingsDep, VaryOnAccept
+from services.api.auth import KEY_OPTIONAL, OptionalKey
+from services.api.deps import MAX_OFFSET, ModelDep, SessionDep, SettingsDep, VaryOnAccept
 from services.api.quotes import service
 from services.api.quotes.schemas import ClusterIn, CompareIn, ExportFormat, QuoteList, QuoteOut
 from shared.quotes.store import bom_csv
@@ -20,7 +20,9 @@ from shared.quotes.store import bom_csv
 router = APIRouter(tags=["quotes"])
 
 
-@router.post("/quotes/cluster", response_model=QuoteOut, status_code=201)
+@router.post(
+    "/quotes/cluster", response_model=QuoteOut, status_code=201, openapi_extra=KEY_OPTIONAL
+)
 def post_cluster_quote(
     body: ClusterIn,
     request: Request,
@@ -35,7 +37,9 @@ def post_cluster_quote(
     return service.create_cluster(session, body, settings, model, made_by)
 
 
-@router.post("/quotes/compare", response_model=QuoteOut, status_code=201)
+@router.post(
+    "/quotes/compare", response_model=QuoteOut, status_code=201, openapi_extra=KEY_OPTIONAL
+)
 def post_compare(
     body: CompareIn,
     request: Request,
@@ -50,7 +54,7 @@ def post_compare(
     return service.create_comparison(session, body, settings, model, made_by)
 
 
-@router.get("/quotes", response_model=QuoteList)
+@router.get("/quotes", response_model=QuoteList, openapi_extra=KEY_OPTIONAL)
 def list_quotes(
     session: SessionDep,
     key: OptionalKey,
@@ -59,7 +63,7 @@ def list_quotes(
         Query(description="true: the standard builds; false: the quotes your API key made"),
     ] = False,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
 ) -> QuoteList:
     """The standard builds, or your own quotes (none without an API key): never anonymous
     quotes nor other keys' quotes."""

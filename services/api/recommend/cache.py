@@ -51,7 +51,14 @@ def _load(session: Session, key: tuple[str, str, str]) -> list[Ranked]:
     query = select(Score).where(
         Score.task == task, Score.precision == precision, Score.condition == condition
     )
-    return [Ranked(catalog.by_id[s.gpu_id], s) for s in session.exec(query)]
+    scores = list(session.exec(query))
+    for score in scores:
+        # Cached rows outlive this request's session: detached now, a rollback of the
+        # request that loaded them (a 422 found after this dependency ran, e.g. a chart's
+        # unknown image format) cannot expire them and poison the cache (a 500 until the
+        # next price write, as measured).
+        session.expunge(score)
+    return [Ranked(catalog.by_id[s.gpu_id], s) for s in scores]
 
 
 class ResponseCache:

@@ -30,6 +30,8 @@ NONE = Allowlist.parse("")
         "http://224.0.0.1/",  # multicast
         "http://240.0.0.1/",  # reserved
         "http://[2002:7f00:1::]/",  # 6to4 carrying 127.0.0.1
+        "http://[fec0::1]/",  # deprecated site-local (fec0::/10)
+        "http://[feff:ffff::1]/",  # its last address
     ],
 )
 def test_special_addresses_are_refused_in_any_spelling(url):
@@ -45,6 +47,8 @@ def test_special_addresses_are_refused_in_any_spelling(url):
         ("http://user:secret@8.8.8.8/", "credentials"),
         ("http:///nohost", "no host"),
         ("http://does-not-exist.invalid/", "does not resolve"),
+        ("http://8.8.8.8:0/", "invalid port: 0"),  # never read as the default port 80
+        ("https://8.8.8.8:00/hook", "invalid port: 0"),
     ],
 )
 def test_malformed_or_unresolvable_urls_are_refused(url, reason):
