@@ -102,7 +102,6 @@ class InProcessDispatcher(Dispatcher):
         self._context: Any = None
         self._lock = threading.Lock()
         self._pending: set[Future[Any]] = set()
-        self.last: Future[Any] | None = None
 
     def attach(self, context: Any) -> None:
         """The first argument of every job this dispatcher runs (a shared.kit.context.Context)."""
@@ -125,7 +124,6 @@ class InProcessDispatcher(Dispatcher):
             future = self._executor.submit(self._run, job, call, waiting)
             self._pending.add(future)
         future.add_done_callback(self._done)
-        self.last = future
 
     def _run(self, job: Job, call: TaskCall, waiting: _Waiting | None) -> Any:
         if waiting is not None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from services.api.recommend.llm import fits_memory, llm_memory_estimate
 from services.api.recommend.schemas import EmptyReasonOut, RecommendQuery, WeightPrecision
+from shared.perfmodel.memory import BYTES_PER_WEIGHT
 
 MEMORY, STALE_RENTAL, LICENCE, BUDGET, PRECISION = (
     "memory",
@@ -24,7 +25,6 @@ MEMORY, STALE_RENTAL, LICENCE, BUDGET, PRECISION = (
 )
 MAX_COUNT = 64
 SMALLER_WEIGHTS: tuple[WeightPrecision, ...] = ("fp8", "int8", "int4", "fp4")
-BITS = {"fp16": 16, "bf16": 16, "fp8": 8, "int8": 8, "int4": 4, "fp4": 4}
 
 
 @dataclass
@@ -94,7 +94,8 @@ def _memory_suggestions(query: RecommendQuery, largest_gb: float) -> list[str]:
 
 
 def _smaller(weights: str) -> Sequence[WeightPrecision]:
-    return [w for w in SMALLER_WEIGHTS if BITS[w] < BITS[weights]]
+    # The memory sizing's own bytes per weight, so a suggestion is smaller by its measure.
+    return [w for w in SMALLER_WEIGHTS if BYTES_PER_WEIGHT[w] < BYTES_PER_WEIGHT[weights]]
 
 
 def _per_gpu(query: RecommendQuery, weights: WeightPrecision, count: int) -> float:
