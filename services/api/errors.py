@@ -11,6 +11,7 @@ import json
 import logging
 import math
 import secrets
+from collections.abc import Mapping
 from http import HTTPStatus
 from typing import Any
 
@@ -70,6 +71,14 @@ def _describe(error: dict[str, Any]) -> str:
     return f"{field}: {clean_text(str(error['msg']), MESSAGE_CHARS)}"
 
 
+def error_response(
+    status: int, message: str, detail: Any, headers: Mapping[str, str] | None = None
+) -> JSONResponse:
+    """The envelope every 4xx and 5xx answer has: a sentence and its detail."""
+    content = jsonable_encoder({"message": message, "detail": detail})
+    return JSONResponse(status_code=status, content=content, headers=headers)
+
+
 def field_errors(errors: list[dict[str, Any]]) -> JSONResponse:
     """The one 422 answer: every error with its `type`, `loc` and `msg`, `input` cut to an
     excerpt, and at most MAX_ERRORS of them."""
@@ -85,7 +94,7 @@ def field_errors(errors: list[dict[str, Any]]) -> JSONResponse:
     message = "; ".join(_describe(e) for e in shown)
     if len(errors) > len(shown):
         message += f"; and {len(errors) - len(shown)} more errors"
-    return JSONResponse(status_code=422, content={"message": message, "detail": shown})
+    return error_response(422, message, shown)
 
 
 async def validation_handler(request: Request, exc: Exception) -> JSONResponse:
@@ -124,7 +133,7 @@ def _default_message(request: Request, exc: StarletteHTTPException) -> str:
     return str(exc.detail)
 
 
-def _envelope(request: Request, exc: StarletteHTTPException) -> dict[str, Any]:
+def _envelope(request: Request, exc: StarletteHTTPException) -> tuple[str, Any]:
     raw: Any = exc.detail
     if isinstance(raw, str):
         message = raw
@@ -145,7 +154,7 @@ def _envelope(request: Request, exc: StarletteHTTPException) -> dict[str, Any]:
     if isinstance(detail, dict) and retry_after is not None and "retry_after" not in detail:
         # Clients that only parse the body still learn when to come back.
         detail["retry_after"] = int(retry_after) if retry_after.isdigit() else retry_after
-    return {"message": message, "detail": detail}
+    return message, detail
 
 
 async def http_error_handler(request: Request, exc: Exception) -> Response:
@@ -153,11 +162,8 @@ async def http_error_handler(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, StarletteHTTPException)
     if exc.status_code < 400:
         return await fastapi_http_handler(request, exc)  # 304 and friends have no body
-    return JSONResponse(
-        status_code=exc.status_code,
-        content=jsonable_encoder(_envelope(request, exc)),
-        headers=exc.headers,
-    )
+    message, detail = _envelope(request, exc)
+    return error_response(exc.status_code, message, detail, exc.headers)
 
 
 async def unhandled_error_handler(request: Request, exc: Exception) -> JSONResponse:
@@ -170,9 +176,7 @@ async def unhandled_error_handler(request: Request, exc: Exception) -> JSONRespo
         request.url.path,
         exc_info=(type(exc), exc, exc.__traceback__),
     )
-    return JSONResponse(
-        status_code=500, content={"message": "internal error", "detail": {"error_id": error_id}}
-    )
+    return error_response(500, "internal error", {"error_id": error_id})
 
 
 def install(app: FastAPI) -> None:

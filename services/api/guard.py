@@ -23,7 +23,7 @@ from urllib.parse import parse_qsl
 from fastapi.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from services.api.errors import field_errors
+from services.api.errors import error_response, field_errors
 
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 # NUL, and the UTF-16 surrogates that are not characters on their own.
@@ -36,9 +36,7 @@ class _Refused(Exception):
 
 
 def _envelope(status: int, message: str, **extra: Any) -> JSONResponse:
-    return JSONResponse(
-        status_code=status, content={"message": message, "detail": {"message": message, **extra}}
-    )
+    return error_response(status, message, {"message": message, **extra})
 
 
 def _error(loc: list[Any], kind: str, msg: str, value: Any) -> dict[str, Any]:
