@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import parse_qsl
@@ -24,10 +23,9 @@ from fastapi.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from services.api.errors import error_response, field_errors
+from shared.kit.text import UNSTORABLE
 
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
-# NUL, and the UTF-16 surrogates that are not characters on their own.
-_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 
 
 class _Refused(Exception):
@@ -66,11 +64,11 @@ def unstorable_strings(value: Any, loc: list[Any]) -> Iterator[dict[str, Any]]:
     while stack:
         item, where = stack.pop()
         if isinstance(item, str):
-            if _UNSTORABLE.search(item):
+            if UNSTORABLE.search(item):
                 yield _error(where, "string_unstorable", _why(item), item)
         elif isinstance(item, dict):
             for key, sub in reversed(item.items()):
-                if _UNSTORABLE.search(key):
+                if UNSTORABLE.search(key):
                     yield _error([*where, key], "string_unstorable", _why(key), key)
                 stack.append((sub, [*where, key]))
         elif isinstance(item, list):

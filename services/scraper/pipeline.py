@@ -16,6 +16,7 @@ from typing import Generic, Protocol, TypeVar
 
 from services.scraper.listing import CloudListing, Condition, RawListing
 from services.scraper.settings import ScraperSettings
+from shared.kit.text import UNSAFE_SCRAPED
 from shared.pricing.quarantine import DEFAULT_FACTOR, MARKET_GROUPS, quarantine_reason
 
 T = TypeVar("T")
@@ -199,18 +200,8 @@ MAX_SANE_AMOUNT = Decimal("1e9")
 
 
 def _unsafe_text(*values: str | None) -> bool:
-    """Text the database must not get: lone surrogates (broken Unicode) or control
-    characters (PostgreSQL refuses NUL; none belongs in a title, id or URL)."""
-    for value in values:
-        if value is None:
-            continue
-        for char in value:
-            code = ord(char)
-            if 0xD800 <= code <= 0xDFFF or (code < 32 and char not in "\t\n\r"):
-                return True
-            if 0x7F <= code <= 0x9F:
-                return True
-    return False
+    """Text the database must not get (broken Unicode, NUL, control characters)."""
+    return any(value is not None and UNSAFE_SCRAPED.search(value) for value in values)
 
 
 def _insane_amount(amount: Decimal) -> bool:

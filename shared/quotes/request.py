@@ -4,9 +4,9 @@ knows, and a count or a target (not both). Bounds and choices are in `schemas.py
 from __future__ import annotations
 
 from shared.catalog.aliases import catalog_id
-from shared.catalog.specs import GpuSpec, load_catalog
+from shared.catalog.specs import GpuSpec
 from shared.quotes.schemas import ClusterRequest, CompareRequest
-from shared.tco.request import TcoInputError
+from shared.tco.request import TcoInputError, gpu_spec
 
 
 class QuoteInputError(TcoInputError):
@@ -14,10 +14,8 @@ class QuoteInputError(TcoInputError):
 
 
 def spec_of(field_name: str, gpu_id: str) -> GpuSpec:
-    spec = load_catalog().get(gpu_id)
-    if spec is None:
-        raise QuoteInputError(field_name, f"unknown GPU {gpu_id!r}", ["GET /gpus lists the ids"])
-    return spec
+    # A QuoteInputError: the standard-quote job skips exactly those.
+    return gpu_spec(field_name, gpu_id, QuoteInputError)
 
 
 def validate(req: ClusterRequest) -> None:

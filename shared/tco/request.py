@@ -22,10 +22,11 @@ def from_request(name: str, value: float | Decimal, unit: str) -> Sourced:
     return Sourced(name, value, unit, "input", "request")
 
 
-def gpu_spec(field_name: str, gpu_id: str) -> GpuSpec:
+def gpu_spec(field_name: str, gpu_id: str, error: type[TcoInputError] = TcoInputError) -> GpuSpec:
+    """The catalog GPU `gpu_id`, or `error` naming the field (quotes raise their own)."""
     spec = load_catalog().get(gpu_id)
     if spec is None:
-        raise TcoInputError(field_name, f"unknown GPU {gpu_id!r}", ["GET /gpus lists the ids"])
+        raise error(field_name, f"unknown GPU {gpu_id!r}", ["GET /gpus lists the ids"])
     return spec
 
 
