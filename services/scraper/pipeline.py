@@ -16,13 +16,13 @@ from typing import Generic, Protocol, TypeVar
 
 from services.scraper.listing import CloudListing, Condition, RawListing
 from services.scraper.settings import ScraperSettings
+from shared.kit.money import CENT
 from shared.kit.text import UNSAFE_SCRAPED
 from shared.pricing.quarantine import DEFAULT_FACTOR, MARKET_GROUPS, quarantine_reason
 
 T = TypeVar("T")
 
 MATCHED = "matched"
-CENT = Decimal("0.01")
 
 # Listing condition -> stored condition. Open-box cards are returns sold below new: a
 # second-hand price, so "used".

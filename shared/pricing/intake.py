@@ -16,6 +16,7 @@ from sqlmodel import Session
 from shared.catalog.specs import load_catalog
 from shared.kit.errors import InputError
 from shared.kit.events import enqueue_after_commit, recompute_call
+from shared.kit.money import CENT
 from shared.kit.settings import Settings
 from shared.models import PriceObservation
 from shared.pricing.measures import QUOTE
@@ -24,7 +25,6 @@ from shared.pricing.quarantine import MARKET_GROUPS, QuarantineRules, quarantine
 CONDITIONS = ("new", "used", "refurbished")
 # Above any GPU's price; larger is a typo (an extra zero), not a market price.
 MAX_USD = Decimal("500000")
-CENT = Decimal("0.01")
 
 
 class PriceRejected(InputError):

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
 
+from shared.kit.money import CENT
 from shared.kit.settings import Settings
 from shared.models import PriceObservation
 from shared.pricing.measures import ASK, LIST_PRICE, SALE, SALE_MEASURES, describe, is_quote
@@ -59,7 +60,6 @@ BASIS_SOLD = "sold"
 BASIS_ASKING = "asking"
 TUKEY_K = Decimal("1.5")
 MIN_FOR_OUTLIERS = 4
-CENT = Decimal("0.01")
 # Two stale prices this close in time are equally old for choosing the cheaper one.
 DATE_TIE_DAYS = 90
 

@@ -34,6 +34,7 @@ from shared.builds.build import Build, cloud_layout, perf_per_dollar, plan_build
 from shared.builds.layout import Layout
 from shared.builds.speed import build_speedup
 from shared.catalog.specs import GpuSpec
+from shared.kit.money import CENT
 from shared.kit.settings import Settings
 from shared.models import Score, ScoreState
 from shared.perfmodel.classmodel import ClassModel
@@ -42,8 +43,6 @@ from shared.pricing.market import age_days
 from shared.pricing.measures import describe
 from shared.pricing.quotes import best_for, best_quotes, recent_quotes
 from shared.scoring.caveats import build_caveats
-
-CENT = Decimal("0.01")
 
 
 def recommend_json(
