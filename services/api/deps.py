@@ -12,8 +12,6 @@ from sqlmodel import Session
 from shared.catalog.aliases import resolve_alias
 from shared.catalog.specs import GpuSpec, load_catalog
 from shared.kit.context import Context
-from shared.kit.db import session_scope
-from shared.kit.events import bind_dispatcher
 from shared.kit.settings import Settings
 from shared.perfmodel.classmodel import ClassModel
 
@@ -47,8 +45,7 @@ async def get_app_model(request: Request) -> ClassModel:
 def get_session(ctx: Annotated[Context, Depends(get_context)]) -> Iterator[Session]:
     # Commit once, at the boundary: services only flush. Work the request enqueues goes
     # to the app's dispatcher after that commit.
-    with session_scope(ctx.engine) as session:
-        bind_dispatcher(session, ctx.dispatcher)
+    with ctx.session() as session:
         yield session
 
 

@@ -89,9 +89,10 @@ def predict(
 ) -> None:
     """Throughput relative to one reference GPU, and the workload class used."""
     gpu, task, precision, count = request.gpu, request.task, request.precision, request.count
-    try:
-        from shared.perfmodel.registry import get_model
+    # Loaded here, not at import: every other CLI command would pay for it.
+    from shared.perfmodel.registry import get_model
 
+    try:
         result = predict_request(get_model(), request)
     except InvalidInputError as exc:
         typer.echo(f"error: {exc}", err=True)
