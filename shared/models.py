@@ -202,3 +202,27 @@ class UnsentTask(SQLModel, table=True):
     attempts: int = 1
     last_error: str | None = Field(default=None, max_length=1024)
     created_at: datetime = Field(sa_column=_tz())
+
+
+class QueuedJob(SQLModel, table=True):
+    """Background work of the embedded default, written in the transaction that caused
+    it (an outbox), so a killed process loses none: it is deleted only after the job ran.
+    Deployments with a broker queue in Redis instead."""
+
+    __tablename__ = "queued_job"
+    __table_args__ = (Index("ix_queued_job_runnable", "claimed_by", "not_before"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(max_length=128)
+    args: str = Field(max_length=8192)
+    queue: str = Field(max_length=32)
+    created_at: datetime = Field(sa_column=_tz())
+    # Not run before this (retry backoff).
+    not_before: datetime = Field(sa_column=_tz())
+    # The process running it ("host:pid:start:token") and since when; None: waiting.
+    claimed_by: str | None = Field(default=None, max_length=160)
+    claimed_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime()))
+    attempts: int = 0
+    last_error: str | None = Field(default=None, max_length=1024)
+    # Given up after the last retry: kept, never run again, counted by /health.
+    failed_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime()))

@@ -51,6 +51,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.model = ctx.model
         if prepare:
             await run_in_threadpool(prepare_database, ctx)
+        # Work queued in the database by a process that was killed runs now.
+        ctx.dispatcher.wake()
         scheduler = None
         if settings.in_process_tasks and settings.inprocess_scheduler:
             scheduler = InProcessScheduler(ctx)

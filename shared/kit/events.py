@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
-import threading
-from collections.abc import Callable, Collection, Mapping
-from concurrent.futures import Future, ThreadPoolExecutor, wait
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -26,6 +24,7 @@ log = logging.getLogger(__name__)
 RECOMPUTE_SCORES = "compute.recompute_scores"
 QUEUES = {"scrape": "scrape", "compute": "compute", "alerts": "alerts"}
 _PENDING = "gpu_advisor_pending_tasks"
+_STAGED = "gpu_advisor_staged_tasks"
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +42,14 @@ class Dispatcher:
     def send(self, call: TaskCall) -> None:
         raise NotImplementedError
 
+    def stage(self, session: Session, call: TaskCall) -> bool:
+        """Write `call` into `session`'s transaction if this dispatcher queues in the
+        database (then it is sent by the commit itself); False: send after the commit."""
+        return False
+
+    def wake(self) -> None:
+        """Look for queued work now (a dispatcher that queues in the database)."""
+
 
 class CeleryDispatcher(Dispatcher):
     """Sends by task name, so shared code never imports the worker package."""
@@ -58,106 +65,6 @@ class CeleryDispatcher(Dispatcher):
 
     def send(self, call: TaskCall) -> None:
         self._client.send_task(call.name, args=list(call.args), queue=call.queue)
-
-
-@dataclass
-class _Waiting:
-    """A queued call of a coalesced job, not started yet: later calls merge into it."""
-
-    arity: int
-    gpu_ids: set[str] | None  # None: every GPU
-
-    @classmethod
-    def of(cls, args: tuple[Any, ...]) -> _Waiting:
-        ids = args[0] if args else None
-        return cls(len(args), None if ids is None else set(ids))
-
-    def merge(self, args: tuple[Any, ...]) -> None:
-        more = args[0] if args else None
-        self.gpu_ids = None if self.gpu_ids is None or more is None else self.gpu_ids | set(more)
-
-    def args(self) -> tuple[Any, ...]:
-        if self.arity == 0:
-            return ()
-        return (None if self.gpu_ids is None else sorted(self.gpu_ids),)
-
-
-class InProcessDispatcher(Dispatcher):
-    """Runs jobs from `jobs` in one background thread (so in-process recomputes never run
-    concurrently), each given the context the dispatcher was attached to.
-
-    Calls of a `coalesce` job (its one argument: GPU ids, or None for all) that arrive
-    while one is still queued merge into it: a burst of price writes costs one recompute
-    of their GPUs, not one per write.
-    """
-
-    def __init__(
-        self, jobs: Mapping[str, Job], eager: bool, coalesce: Collection[str] = ()
-    ) -> None:
-        self._jobs = dict(jobs)
-        self._eager = eager
-        self._coalesce = frozenset(coalesce)
-        self._waiting: dict[str, _Waiting] = {}
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gpu-advisor-jobs")
-        self._context: Any = None
-        self._lock = threading.Lock()
-        self._pending: set[Future[Any]] = set()
-
-    def attach(self, context: Any) -> None:
-        """The first argument of every job this dispatcher runs (a shared.kit.context.Context)."""
-        self._context = context
-
-    def send(self, call: TaskCall) -> None:
-        if self._context is None:
-            raise RuntimeError("in-process dispatcher used before a context was attached")
-        job = self._jobs[call.name]
-        if self._eager:
-            job(self._context, *call.args)
-            return
-        with self._lock:
-            waiting = self._waiting.get(call.name)
-            if waiting is not None:
-                waiting.merge(call.args)
-                return
-            if call.name in self._coalesce:
-                waiting = self._waiting[call.name] = _Waiting.of(call.args)
-            future = self._executor.submit(self._run, job, call, waiting)
-            self._pending.add(future)
-        future.add_done_callback(self._done)
-
-    def _run(self, job: Job, call: TaskCall, waiting: _Waiting | None) -> Any:
-        if waiting is not None:
-            with self._lock:  # from now on, new calls queue a new run
-                if self._waiting.get(call.name) is waiting:
-                    del self._waiting[call.name]
-                call = TaskCall(call.name, waiting.args(), call.queue)
-        return _run_logged(job, self._context, call)
-
-    def _done(self, future: Future[Any]) -> None:
-        with self._lock:
-            self._pending.discard(future)
-
-    def drain(self) -> None:
-        """Wait until no job is queued or running, including the jobs that jobs enqueue
-        (a recompute enqueues alert evaluation, which enqueues delivery)."""
-        while True:
-            with self._lock:
-                pending = list(self._pending)
-            if not pending:
-                return
-            wait(pending)
-
-    def shutdown(self) -> None:
-        self.drain()
-        self._executor.shutdown(wait=True)
-
-
-def _run_logged(job: Job, context: Any, call: TaskCall) -> Any:
-    try:
-        return job(context, *call.args)
-    except Exception:
-        log.exception("in-process job %s%s failed", call.name, call.args)
-        raise
 
 
 def bind_dispatcher(session: Session, dispatcher: Dispatcher) -> None:
@@ -179,14 +86,27 @@ def enqueue_after_commit(session: Session, call: TaskCall) -> None:
     pending: list[TaskCall] = session.info.setdefault(_PENDING, [])
     if not pending and not session.info.get(_PENDING + "_hooked"):
         event.listen(session, "after_commit", lambda s: _send_pending(s, dispatcher))
-        event.listen(session, "after_soft_rollback", lambda s, _t: s.info.pop(_PENDING, None))
+        event.listen(session, "after_soft_rollback", _forget_pending)
         session.info[_PENDING + "_hooked"] = True
-    if call not in pending:
-        pending.append(call)
+    if call in pending:
+        return
+    pending.append(call)
+    if dispatcher.stage(session, call):
+        # In this transaction's outbox: the commit queues it, a rollback drops it.
+        session.info.setdefault(_STAGED, []).append(call)
+
+
+def _forget_pending(session: Session, _transaction: object) -> None:
+    session.info.pop(_PENDING, None)
+    session.info.pop(_STAGED, None)
 
 
 def _send_pending(session: Session, dispatcher: Dispatcher) -> None:
+    staged: list[TaskCall] = session.info.pop(_STAGED, [])
     for call in session.info.pop(_PENDING, []):
+        if call in staged:
+            dispatcher.wake()
+            continue
         try:
             dispatcher.send(call)
         except Exception as exc:

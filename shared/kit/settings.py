@@ -31,6 +31,14 @@ class Settings(BaseSettings):
     inprocess_mode: Literal["thread", "eager"] = "thread"
     # Without a broker the API process also runs the periodic work beat would send.
     inprocess_scheduler: bool = True
+    # Without a broker, queued work is rows in the database: a claim older than the lease
+    # is taken over (a hung process; a dead one's claims are taken at once), and the
+    # scheduler looks for rows other processes left this often.
+    job_lease_s: float = Field(default=900.0, gt=0)
+    job_resume_interval_s: float = Field(default=30.0, gt=0)
+    # The daily full recompute's first run at start (the scheduler); turned off by the
+    # fault tests, to show the queue alone catches up.
+    full_recompute_on_start: bool = True
 
     # Celery on Redis. Retry countdowns stay below the visibility timeout, after which
     # Redis hands an unacknowledged task to another worker. Matched to the task limits:

@@ -7,6 +7,8 @@ import logging
 import time
 from typing import Any
 
+from sqlalchemy.exc import OperationalError
+
 from shared.alerts.jobs import (
     DISPATCH_DUE,
     EVALUATE,
@@ -35,6 +37,16 @@ RESEND_UNSENT = "compute.resend_unsent"
 
 class TransientJobError(RuntimeError):
     """A failure worth retrying (a dependency was briefly unavailable)."""
+
+
+# Only failures that can pass are retried (by Celery and in-process alike); a bad GPU id
+# (ValueError) fails at once.
+TRANSIENT: tuple[type[BaseException], ...] = (
+    TransientJobError,
+    OperationalError,
+    ConnectionError,
+    TimeoutError,
+)
 
 
 def recompute_job(ctx: Context, gpu_ids: list[str] | None = None) -> dict[str, Any]:

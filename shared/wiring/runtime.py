@@ -6,11 +6,12 @@ from sqlalchemy.engine import Engine
 
 from shared.kit.context import Context
 from shared.kit.db import engine_for
-from shared.kit.events import CeleryDispatcher, Dispatcher, InProcessDispatcher
+from shared.kit.events import CeleryDispatcher, Dispatcher
+from shared.kit.inprocess import InProcessDispatcher, RetryPolicy
 from shared.kit.settings import Settings
 from shared.perfmodel.classmodel import ClassModel
 from shared.perfmodel.registry import get_model
-from shared.wiring.jobs import COALESCED, JOBS
+from shared.wiring.jobs import COALESCED, JOBS, TRANSIENT
 
 
 def open_context(
@@ -23,7 +24,15 @@ def open_context(
         dispatcher = CeleryDispatcher(settings)
     else:
         dispatcher = InProcessDispatcher(
-            JOBS, eager=settings.inprocess_mode == "eager", coalesce=COALESCED
+            JOBS,
+            eager=settings.inprocess_mode == "eager",
+            coalesce=COALESCED,
+            retry=RetryPolicy(
+                transient=TRANSIENT,
+                max_retries=settings.task_max_retries,
+                backoff_max_s=settings.task_retry_backoff_max_s,
+                lease_s=settings.job_lease_s,
+            ),
         )
     ctx = Context(
         settings=settings,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from shared.alerts.jobs import dispatch_call
@@ -19,7 +20,8 @@ DAY_S = 86400.0
 
 @dataclass
 class Periodic:
-    call: TaskCall
+    name: str
+    action: Callable[[], None]
     every_s: float
     next_at: float
 
@@ -27,18 +29,28 @@ class Periodic:
 class InProcessScheduler:
     def __init__(self, ctx: Context) -> None:
         now = time.monotonic()
-        self._dispatcher = ctx.dispatcher
+        settings = ctx.settings
+        self._dispatcher = dispatcher = ctx.dispatcher
         self._jobs = [
-            Periodic(dispatch_call(), ctx.settings.alert_dispatch_interval_s, now),
-            # The first at start: in-process work a killed process had queued (a recompute,
-            # its alert evaluation and standard quotes) is redone from the stored prices.
-            Periodic(full_recompute_call(), DAY_S, now),
+            self._sends(dispatch_call(), settings.alert_dispatch_interval_s, now),
+            # Daily; the first at start unless turned off (queued work survives a kill in
+            # the job table, so this is a safety net, not the catch-up).
+            self._sends(
+                full_recompute_call(),
+                DAY_S,
+                now if settings.full_recompute_on_start else now + DAY_S,
+            ),
             # Work another process parked in the database (it could not reach its
             # dispatcher) is sent here, as beat's resend-unsent does with a broker.
-            Periodic(resend_call(), ctx.settings.unsent_resend_interval_s, now),
+            self._sends(resend_call(), settings.unsent_resend_interval_s, now),
+            # Queued rows other processes left (a CLI command's, a killed process's).
+            Periodic("resume-queued", dispatcher.wake, settings.job_resume_interval_s, now),
         ]
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="gpu-advisor-scheduler", daemon=True)
+
+    def _sends(self, call: TaskCall, every_s: float, first_at: float) -> Periodic:
+        return Periodic(call.name, lambda: self._dispatcher.send(call), every_s, first_at)
 
     def start(self) -> None:
         self._thread.start()
@@ -54,6 +66,6 @@ class InProcessScheduler:
                 if now >= job.next_at:
                     job.next_at = now + job.every_s
                     try:
-                        self._dispatcher.send(job.call)
+                        job.action()
                     except Exception:
-                        log.exception("periodic %s failed to start", job.call.name)
+                        log.exception("periodic %s failed to start", job.name)

@@ -10,16 +10,13 @@ from __future__ import annotations
 from typing import Any
 
 from celery import Task
-from sqlalchemy.exc import OperationalError
 
 from services.worker.celery_app import app
 from shared.alerts.jobs import DISPATCH_DUE
 from shared.kit.events import Job
 from shared.wiring.celery_app import RecordedTask, app_settings, retry_options, task_context
-from shared.wiring.jobs import JOBS, RESEND_UNSENT, TransientJobError
+from shared.wiring.jobs import JOBS, RESEND_UNSENT, TRANSIENT
 
-# Only failures that can pass are retried; a bad GPU id (ValueError) fails at once.
-TRANSIENT = (TransientJobError, OperationalError, ConnectionError, TimeoutError)
 # Sweeps: the next one comes soon, deliveries retry in the outbox and unsent work stays
 # parked in its table, so Celery does not retry these.
 SWEEPS = frozenset({DISPATCH_DUE, RESEND_UNSENT})

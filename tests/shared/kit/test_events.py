@@ -58,39 +58,3 @@ def test_a_rolled_back_transaction_parks_and_sends_nothing(engine):
     broker.up = True
     assert resend_unsent(engine, broker) == {"sent": 0, "failed": 0}
     assert broker.sent == []
-
-
-def test_queued_recomputes_of_a_burst_merge_into_one_run() -> None:
-    import threading
-
-    from shared.kit.events import InProcessDispatcher
-
-    release = threading.Event()
-    runs: list[tuple[object, ...]] = []
-
-    def blocker(_ctx: object) -> None:
-        release.wait(10)
-
-    def recompute(_ctx: object, gpu_ids: list[str] | None) -> None:
-        runs.append((gpu_ids,))
-
-    dispatcher = InProcessDispatcher(
-        {"block": blocker, "recompute": recompute}, eager=False, coalesce=["recompute"]
-    )
-    dispatcher.attach(object())
-    dispatcher.send(TaskCall("block", (), "compute"))
-    for ids in (["rtx-4090"], ["rtx-3090"], ["rtx-4090", "a100-80gb-pcie"]):
-        dispatcher.send(TaskCall("recompute", (ids,), "compute"))
-    release.set()
-    dispatcher.drain()
-    assert runs == [(["a100-80gb-pcie", "rtx-3090", "rtx-4090"],)]
-    # Once a run has started, a new call queues a new run; None means every GPU.
-    dispatcher.send(TaskCall("recompute", (["rtx-3090"],), "compute"))
-    dispatcher.drain()
-    release.clear()
-    dispatcher.send(TaskCall("block", (), "compute"))
-    dispatcher.send(TaskCall("recompute", (["rtx-3090"],), "compute"))
-    dispatcher.send(TaskCall("recompute", (None,), "compute"))
-    release.set()
-    dispatcher.shutdown()
-    assert runs[1:] == [(["rtx-3090"],), (None,)]
