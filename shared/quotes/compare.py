@@ -74,7 +74,12 @@ def _label(c: Candidate) -> str:
 
 
 def _per_work(total: Decimal, work: float) -> Decimal | None:
-    return money(total / Decimal(str(work))) if work > 0 else None
+    if work <= 0:
+        return None
+    per = total / Decimal(str(work))
+    # A horizon of a moment (years=1e-300) leaves no meaningful cost per unit, and one
+    # beyond Decimal's 28 digits cannot be rounded to the cent.
+    return money(per) if per.adjusted() < 18 else None
 
 
 def _buy(
