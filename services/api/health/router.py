@@ -12,6 +12,7 @@ from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from services.api.deps import SessionDep, SettingsDep
+from shared.kit import jobqueue
 from shared.kit.broker import broker_reachable
 from shared.kit.settings import Settings
 from shared.models import CloudOffer, PriceObservation, ScoreState
@@ -39,6 +40,8 @@ def health(request: Request, session: SessionDep, settings: SettingsDep) -> JSON
             content["status"] = "degraded"
     else:
         content["broker"] = "in-process"
+        # The embedded default's job queue: given-up jobs stay here until looked at.
+        content["jobs"] = jobqueue.counts(session)
     content["newest_price_at"] = newest.isoformat() if newest else None
     content["newest_price_age_hours"] = (
         round((datetime.now(UTC) - newest).total_seconds() / 3600, 1) if newest else None
