@@ -9,7 +9,7 @@ from fastapi import Depends, HTTPException, Request, Response
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from shared.catalog.aliases import resolve_alias
+from shared.catalog.aliases import exact_alias, unknown_gpu
 from shared.catalog.specs import GpuSpec, load_catalog
 from shared.kit.context import Context
 from shared.kit.settings import Settings
@@ -59,15 +59,14 @@ ContextDep = Annotated[Context, Depends(get_context)]
 
 
 def catalog_gpu(gpu_id: str) -> GpuSpec:
-    """The catalog GPU a path names (id or a common spelling), or 404 naming the field."""
-    resolved = resolve_alias(gpu_id)
+    """The catalog GPU a path names (an id, catalog name or known alias, exactly), or 404
+    naming the field and the closest ids."""
+    resolved = exact_alias(gpu_id)
     if resolved is None:
+        error = unknown_gpu("gpu_id", gpu_id)
         raise HTTPException(
             status_code=404,
-            detail={
-                "message": f"gpu_id: unknown GPU {gpu_id!r}; GET /gpus lists the valid ids",
-                "field": "gpu_id",
-            },
+            detail={"message": str(error), "field": "gpu_id", "valid": error.valid},
         )
     return load_catalog().by_id[resolved]
 

@@ -10,6 +10,8 @@ import typer
 
 from services.cli.options import schema_options
 from shared.builds.predict import InvalidInputError, PredictRequest, predict_request
+from shared.catalog.aliases import catalog_id
+from shared.kit.errors import InputError
 
 app = typer.Typer(help="The calibrated performance model.", no_args_is_help=True)
 
@@ -93,8 +95,9 @@ def predict(
     from shared.perfmodel.registry import get_model
 
     try:
-        result = predict_request(get_model(), request)
-    except InvalidInputError as exc:
+        gpu_id = catalog_id("gpu", gpu)  # before loading the model: a typo answers at once
+        result = predict_request(get_model(), request, gpu_id)
+    except (InputError, InvalidInputError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(code=2) from exc
     if as_json:
