@@ -9,7 +9,7 @@ from fastapi import Depends, HTTPException, Request, Response
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from shared.catalog.aliases import exact_alias, unknown_gpu
+from shared.catalog.aliases import UnknownGpu, exact_alias
 from shared.catalog.specs import GpuSpec, load_catalog
 from shared.kit.context import Context
 from shared.kit.settings import Settings
@@ -63,11 +63,10 @@ def catalog_gpu(gpu_id: str) -> GpuSpec:
     naming the field and the closest ids."""
     resolved = exact_alias(gpu_id)
     if resolved is None:
-        error = unknown_gpu("gpu_id", gpu_id)
-        raise HTTPException(
-            status_code=404,
-            detail={"message": str(error), "field": "gpu_id", "valid": error.valid},
-        )
+        error = UnknownGpu("gpu_id", gpu_id)
+        # Only the close ids: every id would make a 404 for a typo a page long.
+        detail = {"message": str(error), "field": "gpu_id", "valid": error.close}
+        raise HTTPException(status_code=404, detail=detail)
     return load_catalog().by_id[resolved]
 
 

@@ -103,22 +103,20 @@ def closest_ids(text: str, limit: int = SUGGESTIONS) -> list[str]:
     return [gpu_id for gpu_id in dict.fromkeys(found) if gpu_id is not None][:limit]
 
 
-def unknown_gpu(field: str, text: str) -> InputError:
-    """The error for a name that is no id, catalog name or known alias: the closest ids
-    as the valid values, or every id when none is close."""
-    close = closest_ids(text)
-    if not close:
-        return InputError(
-            field, f"unknown GPU {text!r}; GET /gpus lists the ids", load_catalog().ids
-        )
-    guess = f"did you mean {', '.join(close)}?"
-    return InputError(field, f"unknown GPU {text!r}; {guess} GET /gpus lists the ids", close)
+class UnknownGpu(InputError):
+    """A name that is no id, catalog name or known alias. `close`: the closest ids (maybe
+    none); `valid`: those, or every id when none is close."""
+
+    def __init__(self, field: str, text: str) -> None:
+        self.close = closest_ids(text)
+        guess = f"did you mean {', '.join(self.close)}? " if self.close else ""
+        message = f"unknown GPU {text!r}; {guess}GET /gpus lists the ids"
+        super().__init__(field, message, self.close or load_catalog().ids)
 
 
 def catalog_id(field: str, text: str) -> str:
-    """`exact_alias`, or `unknown_gpu` naming the field (a 422 in the API, exit 2 in the
-    CLI)."""
+    """`exact_alias`, or UnknownGpu naming the field (a 422 in the API, exit 2 in the CLI)."""
     gpu_id = exact_alias(text)
     if gpu_id is None:
-        raise unknown_gpu(field, text)
+        raise UnknownGpu(field, text)
     return gpu_id
