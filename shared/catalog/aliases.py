@@ -81,7 +81,9 @@ def exact_alias(text: str) -> str | None:
 
 
 def resolve_alias(text: str) -> str | None:
-    """Catalog id for an id, a name or a common spelling; None if unknown or ambiguous."""
+    """Catalog id for an id, a name or a common spelling, read as free text by the title
+    matcher; None if unknown or ambiguous. For data we import (benchmark tables) and
+    suggestions only: what users send goes through `exact_alias`."""
     exact = exact_alias(text)
     if exact is not None:
         return exact
