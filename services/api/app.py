@@ -10,9 +10,8 @@ from fastapi import Depends, FastAPI
 from fastapi_offline import FastAPIOffline
 from starlette.concurrency import run_in_threadpool
 
-from services.api import errors, metrics
+from services.api import errors, metrics, openapi_security
 from services.api.alerts.router import router as alerts_router
-from services.api.auth import optional_read_key
 from services.api.charts.router import router as charts_router
 from services.api.gpus.router import router as gpus_router
 from services.api.guard import InputGuard
@@ -80,7 +79,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(InputGuard, max_bytes=settings.max_request_bytes)
     metrics.install(app)
     app.state.rate_limiter = RateLimiter(settings.rate_limit_per_minute, settings.broker_url)
-    reads = [Depends(optional_read_key)]
+    reads = openapi_security.read_dependencies(settings)
     # JSON routes refuse unknown query parameters; pages keep their own error pages.
     api = [Depends(reject_unknown_query)]
     # First: browsers asking for HTML on /gpus/{id} and /tco get the pages; API clients
@@ -99,4 +98,5 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     ):
         app.include_router(router, dependencies=[*reads, *api])
     app.include_router(alerts_router, dependencies=api)
+    openapi_security.install(app, settings)
     return app

@@ -9,7 +9,7 @@ from fastapi import Depends, HTTPException, Request, Response
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from shared.catalog.aliases import resolve_alias
+from shared.catalog.aliases import UnknownGpu, exact_alias
 from shared.catalog.specs import GpuSpec, load_catalog
 from shared.kit.context import Context
 from shared.kit.settings import Settings
@@ -59,16 +59,14 @@ ContextDep = Annotated[Context, Depends(get_context)]
 
 
 def catalog_gpu(gpu_id: str) -> GpuSpec:
-    """The catalog GPU a path names (id or a common spelling), or 404 naming the field."""
-    resolved = resolve_alias(gpu_id)
+    """The catalog GPU a path names (an id, catalog name or known alias, exactly), or 404
+    naming the field and the closest ids."""
+    resolved = exact_alias(gpu_id)
     if resolved is None:
-        raise HTTPException(
-            status_code=404,
-            detail={
-                "message": f"gpu_id: unknown GPU {gpu_id!r}; GET /gpus lists the valid ids",
-                "field": "gpu_id",
-            },
-        )
+        error = UnknownGpu("gpu_id", gpu_id)
+        # Only the close ids: every id would make a 404 for a typo a page long.
+        detail = {"message": str(error), "field": "gpu_id", "valid": error.close}
+        raise HTTPException(status_code=404, detail=detail)
     return load_catalog().by_id[resolved]
 
 

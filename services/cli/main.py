@@ -16,6 +16,7 @@ from services.cli.prices import app as prices_app
 from services.cli.quotes import app as quotes_app
 from services.cli.scrape import scrape
 from services.cli.tco import app as tco_app
+from services.cli.tco import gpu_id
 from shared.kit.settings import get_settings
 
 app = typer.Typer(
@@ -90,14 +91,17 @@ def db_seed() -> None:
 
 @app.command()
 def recompute(
-    gpu: Annotated[list[str] | None, typer.Option(help="catalog id; repeat; default all")] = None,
+    gpu: Annotated[
+        list[str] | None, typer.Option(help="catalog id or known alias; repeat; default all")
+    ] = None,
 ) -> None:
     """Recompute the perf-per-dollar scores."""
     from services.cli.context import cli_context
     from shared.scoring.compute import recompute_scores
 
+    ids = None if gpu is None else [gpu_id("gpu", g) for g in gpu]
     with cli_context() as ctx, ctx.session() as session:
-        result = recompute_scores(session, gpu, model=ctx.model, settings=ctx.settings)
+        result = recompute_scores(session, ids, model=ctx.model, settings=ctx.settings)
     typer.echo(
         json.dumps({"gpus": len(result.gpu_ids), "rows": result.rows, "revision": result.revision})
     )

@@ -8,8 +8,10 @@ from typing import Annotated
 
 import typer
 
-from services.cli.options import schema_options
+from services.cli.options import fail, schema_options
 from shared.builds.predict import InvalidInputError, PredictRequest, predict_request
+from shared.catalog.aliases import catalog_id
+from shared.kit.errors import InputError
 
 app = typer.Typer(help="The calibrated performance model.", no_args_is_help=True)
 
@@ -93,7 +95,11 @@ def predict(
     from shared.perfmodel.registry import get_model
 
     try:
-        result = predict_request(get_model(), request)
+        gpu_id = catalog_id("gpu", gpu)  # before loading the model: a typo answers at once
+    except InputError as exc:
+        raise fail(str(exc), exc.valid) from None
+    try:
+        result = predict_request(get_model(), request, gpu_id)
     except InvalidInputError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(code=2) from exc

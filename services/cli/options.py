@@ -20,7 +20,9 @@ AS_TEXT = (Decimal, str)
 
 
 def fail(message: str, valid: list[str] | None = None) -> typer.Exit:
-    hint = f"; valid values: {', '.join(valid)}" if valid else ""
+    # A "did you mean" message already names its valid values.
+    named = valid is not None and all(value in message for value in valid)
+    hint = f"; valid values: {', '.join(valid)}" if valid and not named else ""
     typer.echo(f"error: {message}{hint}", err=True)
     return typer.Exit(2)
 

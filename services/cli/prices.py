@@ -9,6 +9,9 @@ from typing import Annotated
 import typer
 
 from services.cli.context import cli_context
+from services.cli.options import fail
+from shared.catalog.aliases import catalog_id
+from shared.kit.errors import InputError
 from shared.pricing.intake import PriceInput, PriceRejected, record_price
 
 app = typer.Typer(help="Prices that do not come from the scraper.", no_args_is_help=True)
@@ -16,7 +19,7 @@ app = typer.Typer(help="Prices that do not come from the scraper.", no_args_is_h
 
 @app.command("add")
 def add(
-    gpu: Annotated[str, typer.Option(help="catalog id")],
+    gpu: Annotated[str, typer.Option(help="catalog id, catalog name or known alias")],
     usd: Annotated[str, typer.Option(help="price per card in USD")],
     condition: Annotated[str, typer.Option(help="new, used or refurbished")],
     source: Annotated[str, typer.Option(help="where the price came from")],
@@ -26,7 +29,9 @@ def add(
     """Store a quote: shown beside the market price and used by alerts; it never replaces
     the market price that rankings use."""
     try:
-        price = PriceInput(gpu, Decimal(usd), condition, source, title, url)
+        price = PriceInput(catalog_id("gpu", gpu), Decimal(usd), condition, source, title, url)
+    except InputError as exc:
+        raise fail(str(exc), exc.valid) from None
     except InvalidOperation:
         typer.echo(f"error: usd: not a number: {usd!r}", err=True)
         raise typer.Exit(2) from None
@@ -41,7 +46,7 @@ def add(
         json.dumps(
             {
                 "id": observation.id,
-                "gpu_id": gpu,
+                "gpu_id": observation.gpu_id,
                 "usd": str(observation.price_usd),
                 "measure": observation.measure,
                 "quarantined": observation.quarantined,

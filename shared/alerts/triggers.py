@@ -14,10 +14,10 @@ from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter
 from sqlmodel import Session, col, select
 
-from shared.catalog.specs import load_catalog
+from shared.catalog.aliases import UnknownGpu, exact_alias
 from shared.catalog.tasks import PRECISION_NAMES, TASK_NAMES
 from shared.kit.settings import Settings
 from shared.models import PriceObservation, Score
@@ -52,29 +52,28 @@ class _Trigger(BaseModel):
 
 
 def _known_gpu(value: str) -> str:
-    if value not in load_catalog().by_id:
-        raise ValueError(f"unknown gpu_id {value!r}; GET /gpus lists the valid ids")
-    return value
+    """The id of a catalog id, name or known alias, exactly: the id is what is stored."""
+    gpu_id = exact_alias(value)
+    if gpu_id is None:
+        raise ValueError(UnknownGpu("gpu_id", value).message)
+    return gpu_id
+
+
+KnownGpu = Annotated[str, AfterValidator(_known_gpu)]
 
 
 class PriceBelow(_Trigger):
     type: Literal["price_below"]
-    gpu_id: str
+    gpu_id: KnownGpu
     condition: Literal["new", "used", "any"] = "any"
     max_price_usd: Decimal = Field(gt=0, le=1_000_000)
-
-    def model_post_init(self, context: Any) -> None:
-        _known_gpu(self.gpu_id)
 
 
 class PriceDropPct(_Trigger):
     type: Literal["price_drop_pct"]
-    gpu_id: str
+    gpu_id: KnownGpu
     condition: Literal["new", "used", "any"] = "any"
     pct: float = Field(gt=0, lt=100)
-
-    def model_post_init(self, context: Any) -> None:
-        _known_gpu(self.gpu_id)
 
 
 class PerfPerDollarAbove(_Trigger):
@@ -83,25 +82,20 @@ class PerfPerDollarAbove(_Trigger):
     precision: str = "fp16"
     condition: Literal["new", "used", "any"] = "any"
     threshold: float = Field(gt=0, description="relative performance per 1,000 USD")
-    gpu_id: str | None = None
+    gpu_id: KnownGpu | None = None
 
     def model_post_init(self, context: Any) -> None:
         if self.task not in TASK_NAMES:
             raise ValueError(f"task must be one of {', '.join(TASK_NAMES)}")
         if self.precision not in PRECISION_NAMES:
             raise ValueError(f"precision must be one of {', '.join(PRECISION_NAMES)}")
-        if self.gpu_id is not None:
-            _known_gpu(self.gpu_id)
 
 
 class CloudPriceBelow(_Trigger):
     type: Literal["cloud_price_below"]
-    gpu_id: str
+    gpu_id: KnownGpu
     max_usd_per_hour: Decimal = Field(gt=0, le=1000, description="per GPU-hour")
     pricing: Literal["on-demand", "spot"] = "on-demand"
-
-    def model_post_init(self, context: Any) -> None:
-        _known_gpu(self.gpu_id)
 
 
 Trigger = Annotated[

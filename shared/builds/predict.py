@@ -118,7 +118,7 @@ class PredictRequest(BaseModel):
 
     Names stay plain strings: predict_full checks them and names the valid values."""
 
-    gpu: str = Field(max_length=128, description="catalog id or a common spelling")
+    gpu: str = Field(max_length=128, description="catalog id, name or known alias, exactly")
     task: str = Field(
         description="any /recommend task: cv, nlp, llm-inference, image-generation, video, "
         "rl, kaggle, prototyping"

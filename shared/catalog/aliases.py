@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 from functools import lru_cache
 
@@ -33,7 +34,20 @@ EXTRA_ALIASES: dict[str, str] = {
     # AMD never sold an MI325 or MI355 without the X.
     "mi325": "mi325x",
     "mi355": "mi355x",
+    # Every H100 SXM is an SXM5 and every A100 SXM an SXM4: clients drop the generation.
+    "h100sxm": "h100-sxm5",
+    "a10040gbsxm": "a100-40gb-sxm4",
+    "a10080gbsxm": "a100-80gb-sxm4",
 }
+
+# GeForce, RTX workstation and Radeon model numbers without their brand ("4090",
+# "3090 Ti", "A6000", "7900 XTX"): what clients most often send. Only numbers that name
+# one catalog card become aliases.
+_BRANDED_MODEL = re.compile(r"^(?:rtx|gtx|rx)(a?\d{4}.*)$")
+# "Did you mean" offers at most this many ids.
+SUGGESTIONS = 5
+# Shorter text ("a", "10") is part of too many spellings to suggest from.
+MIN_PART = 3
 
 
 @lru_cache(maxsize=1)
@@ -44,7 +58,18 @@ def _alias_table() -> dict[str, str]:
             table.setdefault(normalize(spelling), gpu.id)
     for spelling, gpu_id in EXTRA_ALIASES.items():
         table.setdefault(spelling, gpu_id)
+    for bare, gpu_id in _bare_models().items():
+        table.setdefault(bare, gpu_id)
     return table
+
+
+def _bare_models() -> dict[str, str]:
+    owners: dict[str, set[str]] = {}
+    for gpu in load_catalog().gpus:
+        found = _BRANDED_MODEL.match(normalize(gpu.name))
+        if found:
+            owners.setdefault(found.group(1), set()).add(gpu.id)
+    return {bare: ids.pop() for bare, ids in owners.items() if len(ids) == 1}
 
 
 def exact_alias(text: str) -> str | None:
@@ -56,7 +81,9 @@ def exact_alias(text: str) -> str | None:
 
 
 def resolve_alias(text: str) -> str | None:
-    """Catalog id for an id, a name or a common spelling; None if unknown or ambiguous."""
+    """Catalog id for an id, a name or a common spelling, read as free text by the title
+    matcher; None if unknown or ambiguous. For data we import (benchmark tables) and
+    suggestions only: what users send goes through `exact_alias`."""
     exact = exact_alias(text)
     if exact is not None:
         return exact
@@ -66,10 +93,32 @@ def resolve_alias(text: str) -> str | None:
     return resolve_gpu_name(text)
 
 
+def closest_ids(text: str, limit: int = SUGGESTIONS) -> list[str]:
+    """Catalog ids near `text`, best first: what a "did you mean" offers. The free-text
+    matcher may suggest here, never decide (that is `exact_alias`)."""
+    table, key = _alias_table(), normalize(text)
+    found = [resolve_alias(text)]
+    # A model without its variant ("A100", "H100") is in every variant's spelling.
+    if len(key) >= MIN_PART:
+        found += [table[s] for s in sorted((s for s in table if key in s), key=len)]
+    found += [table[s] for s in difflib.get_close_matches(key, table, n=3 * limit)]
+    return [gpu_id for gpu_id in dict.fromkeys(found) if gpu_id is not None][:limit]
+
+
+class UnknownGpu(InputError):
+    """A name that is no id, catalog name or known alias. `close`: the closest ids (maybe
+    none); `valid`: those, or every id when none is close."""
+
+    def __init__(self, field: str, text: str) -> None:
+        self.close = closest_ids(text)
+        guess = f"did you mean {', '.join(self.close)}? " if self.close else ""
+        message = f"unknown GPU {text!r}; {guess}GET /gpus lists the ids"
+        super().__init__(field, message, self.close or load_catalog().ids)
+
+
 def catalog_id(field: str, text: str) -> str:
-    """`resolve_alias`, or an InputError naming the field and the catalog ids (a 422 in
-    the API, exit 2 in the CLI)."""
-    gpu_id = resolve_alias(text)
+    """`exact_alias`, or UnknownGpu naming the field (a 422 in the API, exit 2 in the CLI)."""
+    gpu_id = exact_alias(text)
     if gpu_id is None:
-        raise InputError(field, f"unknown GPU {text!r}", load_catalog().ids)
+        raise UnknownGpu(field, text)
     return gpu_id

@@ -46,7 +46,7 @@ class ClusterRequest(BaseModel):
 
     model_config = REQUEST
 
-    gpu: str = Field(max_length=128, description="catalog id or name")
+    gpu: str = Field(max_length=128, description="catalog id, name or known alias, exactly")
     count: int | None = Field(default=None, ge=1, le=MAX_GPUS)
     target_relative_throughput: float | None = Field(default=None, gt=0, le=10_000)
     memory_gb: float | None = Field(default=None, gt=0, le=100_000, description="total GPU GB")

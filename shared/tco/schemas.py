@@ -25,7 +25,7 @@ class TcoRequest(BaseModel):
     # Unknown query parameters are ignored, as they always were on GET /tco.
     model_config = ConfigDict(frozen=True)
 
-    gpu: str = Field(description="GPU to own (id or name)")
+    gpu: str = Field(description="GPU to own (id, catalog name or known alias, exactly)")
     count: int = Field(default=1, ge=1, le=MAX_GPUS, description="GPUs in the build")
     cloud_gpu: str | None = Field(
         default=None, description="GPU to rent; default: the same, else the closest by speed"

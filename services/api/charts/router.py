@@ -102,7 +102,9 @@ def price_history_chart(
     request: Request,
     session: SessionDep,
     image_format: FormatPath,
-    gpu: Annotated[str, Query(max_length=128, description="catalog id or a common spelling")],
+    gpu: Annotated[
+        str, Query(max_length=128, description="catalog id, name or known alias, exactly")
+    ],
     condition: Annotated[
         ConditionFilter | None, Query(description="'used' includes refurbished")
     ] = None,

@@ -10,21 +10,17 @@ from sqlalchemy import select
 from sqlmodel import Session, col
 
 from services.api.charts.data import Observation
-from services.api.errors import InvalidParameter
 from services.api.recommend.cache import ResponseCache
-from shared.catalog.aliases import resolve_alias
+from shared.catalog.aliases import catalog_id
 from shared.catalog.specs import GpuSpec, load_catalog
 from shared.models import PriceObservation
 from shared.pricing.market import CONDITION_GROUPS
 
 
 def resolve_gpu(text: str, field: str = "gpu") -> GpuSpec:
-    """The catalog GPU for an id or a common spelling; 422 naming the field otherwise."""
-    resolved = resolve_alias(text)
-    catalog = load_catalog()
-    if resolved is None:
-        raise InvalidParameter(field, f"unknown GPU {text!r}; GET /gpus lists them", catalog.ids)
-    return catalog.by_id[resolved]
+    """The catalog GPU for an id, catalog name or known alias, exactly; an InputError (422)
+    naming the field and the closest ids otherwise."""
+    return load_catalog().by_id[catalog_id(field, text)]
 
 
 def observations(

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Query
 from services.api.deps import ModelDep
 from services.api.errors import InvalidParameter
 from shared.builds.predict import InvalidInputError, PredictRequest, predict_request
-from shared.catalog.aliases import resolve_alias
+from shared.catalog.aliases import catalog_id
 
 router = APIRouter(tags=["model"])
 
@@ -21,10 +21,8 @@ def model_predict(
 ) -> dict[str, Any]:
     """Throughput relative to the reference GPU, with interval, basis, workload class and
     model version."""
+    gpu_id = catalog_id("gpu", query.gpu)  # an unknown name is a 422 with the closest ids
     try:
-        return predict_request(model, query, resolve_alias(query.gpu) or query.gpu)
+        return predict_request(model, query, gpu_id)
     except InvalidInputError as exc:
-        gpu = query.gpu
-        valid = exc.valid if exc.field != "gpu" else None
-        message = str(exc) if exc.field != "gpu" else f"unknown GPU {gpu!r}; GET /gpus lists ids"
-        raise InvalidParameter(exc.field, message, valid) from exc
+        raise InvalidParameter(exc.field, str(exc), exc.valid) from exc

@@ -12,7 +12,7 @@ from services.api.deps import MAX_OFFSET, SessionDep, SettingsDep, catalog_gpu
 from services.api.errors import InvalidParameter
 from services.api.prices import service
 from services.api.prices.schemas import ConditionFilter, PriceCreated, PriceHistory, PriceIn
-from shared.catalog.aliases import exact_alias
+from shared.catalog.aliases import catalog_id
 from shared.pricing.intake import PriceInput, record_price
 from shared.scoring.compute import SourceHealth
 
@@ -65,7 +65,7 @@ def post_price(
     """Record a quote (a price from outside the scraper); alerts follow the commit. A quote
     is shown beside the market price and never replaces it in rankings."""
     # An id or a known alias, exactly: free text must never become a price of a real GPU.
-    gpu_id = exact_alias(body.gpu_id) or body.gpu_id
+    gpu_id = catalog_id("gpu_id", body.gpu_id)
     price = PriceInput(
         gpu_id, body.usd, body.condition, body.source, body.title, body.url, body.quantity
     )

@@ -179,6 +179,22 @@ def test_bad_triggers_are_422_naming_the_field(make_client, alerts_db, receiver,
     assert field in response.json()["message"]
 
 
+def test_a_trigger_gpu_is_an_id_name_or_known_alias_exactly(make_client, alerts_db, receiver):
+    client = make_client()
+    _, headers = new_key(alerts_db)
+    named = client.post(
+        "/alerts", json=alert_body(receiver.url, gpu_id="RTX 4090"), headers=headers
+    )
+    assert named.status_code == 201 and named.json()["trigger"]["gpu_id"] == "rtx-4090"
+    loose = alert_body(receiver.url, gpu_id="not a 4090")
+    refused = client.post("/alerts", json=loose, headers=headers)
+    assert refused.status_code == 422
+    assert (
+        "gpu_id: Value error, unknown GPU 'not a 4090'; did you mean rtx-4090"
+        in (refused.json()["message"])
+    )
+
+
 def test_patch_delete_and_test_event(make_client, alerts_db, receiver):
     client = make_client()
     _, headers = new_key(alerts_db)

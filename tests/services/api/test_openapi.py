@@ -2,7 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
 from fastapi.testclient import TestClient
+
+from services.api.app import create_app
+from shared.kit.db import migrate
+from tests.conftest import _drop_postgres_database, make_settings, new_database
+
+KEY_REQUIRED: list[dict[str, list[str]]] = [{"ApiKey": []}]
+# A value for every path parameter of the document.
+PATH_VALUES = {"gpu_id": "rtx-3090", "alert_id": "1", "quote_id": "0" * 32, "image_format": "svg"}
 
 
 def test_request_body_schemas_keep_their_names(market_client: TestClient) -> None:
@@ -43,3 +56,51 @@ def test_endpoints_that_take_an_api_key_declare_the_bearer_scheme(
     ]:
         assert paths[path][method]["security"] == [{"ApiKey": []}, {}], (method, path)
     assert "security" not in paths["/recommend"]["get"]
+
+
+@pytest.fixture(params=[False, True], ids=["open-reads", "keyed-reads"])
+def keyed_client(
+    request: pytest.FixtureRequest, backend: str, tmp_path: Path
+) -> Iterator[tuple[bool, TestClient]]:
+    """An app on an empty database, with `require_key_for_reads` off and on."""
+    url, pg_name = new_database(backend, tmp_path)
+    migrate(url)
+    keyed: bool = request.param
+    settings = make_settings(url, tmp_path, load_bundled_data=False, require_key_for_reads=keyed)
+    with TestClient(create_app(settings)) as client:
+        yield keyed, client
+    if pg_name:
+        _drop_postgres_database(pg_name)
+
+
+def _operations(document: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    for path, operations in document["paths"].items():
+        for method, operation in operations.items():
+            yield method, path, operation
+
+
+def test_the_document_requires_a_key_exactly_where_the_app_does(
+    keyed_client: tuple[bool, TestClient],
+) -> None:
+    keyed, client = keyed_client
+    document = client.get("/openapi.json").json()
+    required: set[tuple[str, str]] = set()
+    for method, path, operation in _operations(document):
+        # Without a key: 401 where one is needed (the key is checked before any input).
+        url = path.format(**PATH_VALUES)
+        body: dict[str, Any] | None = {} if method in ("post", "patch") else None
+        answered = client.request(method, url, json=body).status_code
+        declared = operation.get("security") == KEY_REQUIRED
+        assert declared == (answered == 401), (method, path, answered, operation.get("security"))
+        if declared:
+            required.add((method, path))
+    writes = {("post", "/prices"), ("post", "/alerts"), ("delete", "/alerts/{alert_id}")}
+    reads = {
+        ("get", "/recommend"),
+        ("get", "/tco"),
+        ("post", "/quotes/cluster"),
+        ("get", "/quotes"),
+    }
+    assert writes <= required
+    assert (reads <= required) if keyed else not (reads & required)
+    assert ("get", "/health") not in required  # the load balancer's probe never takes a key
