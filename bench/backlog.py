@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.faults import Server, write_prices  # noqa: E402
+from bench.faults import Server, start_writers  # noqa: E402
 from tests.processes import wait_for  # noqa: E402
 
 
@@ -34,15 +34,8 @@ def main() -> None:
             [(revision_before,)] = server.sql("SELECT revision FROM score_state WHERE id = 1")
             acknowledged: list[str] = []
             stop = threading.Event()
-            clients = [
-                threading.Thread(
-                    target=write_prices, args=(server, key, f"b{n}", stop, acknowledged)
-                )
-                for n in range(2)
-            ]
             start = time.monotonic()
-            for client in clients:
-                client.start()
+            clients = start_writers(server, key, "b", stop, acknowledged)
             time.sleep(args.seconds)
             stop.set()
             for client in clients:

@@ -236,6 +236,19 @@ def write_prices(
             return
 
 
+def start_writers(
+    server: Server, key: str, name: str, stop: threading.Event, acknowledged: list[str]
+) -> list[threading.Thread]:
+    """Two clients writing prices until `stop` is set."""
+    threads = [
+        threading.Thread(target=write_prices, args=(server, key, f"{name}-{n}", stop, acknowledged))
+        for n in range(2)
+    ]
+    for thread in threads:
+        thread.start()
+    return threads
+
+
 def kill_in_writes(server: Server, key: str, kills: int) -> Outcome:
     """kill -9 during a burst of POST /prices from two clients."""
     outcome = Outcome("write")
@@ -243,15 +256,7 @@ def kill_in_writes(server: Server, key: str, kills: int) -> Outcome:
     for i in range(kills):
         acknowledged: list[str] = []
         stop = threading.Event()
-
-        threads = [
-            threading.Thread(
-                target=write_prices, args=(server, key, f"w{i}-{n}", stop, acknowledged)
-            )
-            for n in range(2)
-        ]
-        for thread in threads:
-            thread.start()
+        threads = start_writers(server, key, f"w{i}", stop, acknowledged)
         time.sleep(rng.uniform(1.0, 3.0))
         server.kill()
         outcome.kills += 1

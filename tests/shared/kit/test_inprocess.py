@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from sqlalchemy import delete
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
@@ -20,15 +18,6 @@ from shared.models import QueuedJob
 from tests.processes import wait_for
 
 RECOMPUTE = "recompute"
-
-
-@pytest.fixture
-def queue(engine: Engine) -> Iterator[Engine]:
-    with session_scope(engine) as session:
-        session.execute(delete(QueuedJob))
-    yield engine
-    with session_scope(engine) as session:
-        session.execute(delete(QueuedJob))
 
 
 class Jobs:

@@ -4,28 +4,14 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
-import pytest
-from sqlalchemy import delete
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 from shared.kit import jobqueue
-from shared.kit.db import session_scope
 from shared.kit.events import TaskCall
 from shared.models import QueuedJob
-
-
-@pytest.fixture
-def queue(engine: Engine) -> Iterator[Engine]:
-    """The shared test database with an empty queue before and after."""
-    with session_scope(engine) as session:
-        session.execute(delete(QueuedJob))
-    yield engine
-    with session_scope(engine) as session:
-        session.execute(delete(QueuedJob))
 
 
 def _rows(engine: Engine) -> list[QueuedJob]:
