@@ -81,8 +81,16 @@ def resend_call() -> TaskCall:
     return TaskCall(RESEND_UNSENT, (), QUEUES["compute"])
 
 
-# Jobs of GPU ids (or all): queued calls of one merge in the in-process dispatcher.
-COALESCED = (RECOMPUTE_SCORES, FULL_RECOMPUTE, RECOMPUTE_QUOTES, EVALUATE)
+# Jobs of GPU ids (or all), and sweeps (one run does what several queued ones would):
+# queued calls of one merge in the in-process dispatcher.
+COALESCED = (
+    RECOMPUTE_SCORES,
+    FULL_RECOMPUTE,
+    RECOMPUTE_QUOTES,
+    EVALUATE,
+    DISPATCH_DUE,
+    RESEND_UNSENT,
+)
 
 JOBS: dict[str, Job] = {
     RECOMPUTE_SCORES: recompute_job,

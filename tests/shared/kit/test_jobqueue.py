@@ -116,3 +116,15 @@ def test_owner_dead_is_judged_only_on_this_host() -> None:
     assert not jobqueue.owner_dead(jobqueue.process_owner(), host)
     assert not jobqueue.owner_dead(_dead_owner(), "another-host")
     assert not jobqueue.owner_dead("not an owner", host)
+
+
+def test_sweeps_waiting_together_are_claimed_once(queue: Engine) -> None:
+    for _ in range(3):
+        jobqueue.add(queue, TaskCall("alerts.dispatch_due", (), "alerts"))
+    claimed = jobqueue.claim(queue, "me", {"alerts.dispatch_due"})
+    assert claimed is not None and len(claimed.ids) == 3 and claimed.call.args == ()
+    assert jobqueue.claim(queue, "me", {"alerts.dispatch_due"}) is None
+    # The in-process dispatcher merges them: the job table lists the sweeps as coalesced.
+    from shared.wiring.jobs import COALESCED
+
+    assert "alerts.dispatch_due" in COALESCED
