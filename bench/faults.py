@@ -39,7 +39,7 @@ from tests.receiver import Receiver  # noqa: E402
 
 SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 # Used prices near each card's market, so none is quarantined as an outlier.
-GPUS = {"rtx-3090": 700, "rtx-4090": 1700, "rtx-3080": 400, "a100-80gb-pcie": 9000}
+GPUS = {"rtx-3090": 700, "rtx-4090": 1700, "rtx-3080-10gb": 400, "a100-80gb-pcie": 9000}
 
 
 @dataclass
@@ -134,6 +134,17 @@ class Server:
 
 
 def post_price(base: str, key: str, gpu: str, usd: float, listing: str) -> int:
+    """POST one used price; the status code."""
+    return _post_price(base, key, gpu, usd, listing).status_code
+
+
+def post_ok(base: str, key: str, gpu: str, usd: float, listing: str) -> None:
+    response = _post_price(base, key, gpu, usd, listing)
+    if response.status_code != 201:
+        raise RuntimeError(f"POST /prices: {response.status_code} {response.text[:300]}")
+
+
+def _post_price(base: str, key: str, gpu: str, usd: float, listing: str) -> httpx.Response:
     body = {
         "gpu_id": gpu,
         "usd": f"{usd:.2f}",
@@ -142,7 +153,7 @@ def post_price(base: str, key: str, gpu: str, usd: float, listing: str) -> int:
         "url": f"https://example.com/{listing}",
     }
     headers = {"authorization": f"Bearer {key}"}
-    return httpx.post(f"{base}/prices", json=body, headers=headers, timeout=30).status_code
+    return httpx.post(f"{base}/prices", json=body, headers=headers, timeout=30)
 
 
 def jobs_lost(server: Server) -> int:
@@ -281,7 +292,7 @@ def kill_in_recompute(server: Server, key: str, kills: int) -> Outcome:
         server.stop()
         server.start("recompute-pause:30")
         server.healthy()
-        assert post_price(server.base, key, "rtx-3090", 640 + i, f"r{i}") == 201
+        post_ok(server.base, key, "rtx-3090", 640 + i, f"r{i}")
         wait_for(
             lambda: server.sql("SELECT count(*) FROM queued_job WHERE claimed_by IS NOT NULL")[0][
                 0
@@ -337,7 +348,7 @@ def kill_in_delivery(server: Server, key: str, key_id: int, kills: int) -> Outco
                 session.add(alert)
             engine.dispose()
             before = len(receiver.received)
-            assert post_price(server.base, key, gpu, GPUS[gpu], f"d{i}") == 201
+            post_ok(server.base, key, gpu, GPUS[gpu], f"d{i}")
             wait_for(partial(received_more, receiver, before), 60, "the webhook")
             server.kill()
             outcome.kills += 1

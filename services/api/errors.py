@@ -105,9 +105,11 @@ async def validation_handler(request: Request, exc: Exception) -> JSONResponse:
 async def input_error_handler(request: Request, exc: Exception) -> JSONResponse:
     """Any domain InputError (bad price, TCO or quote input, parameter) is a 422."""
     assert isinstance(exc, InputError)
+    # The domain does not know where its input came from: a write's fields are its body's.
+    where = "body" if request.method in ("POST", "PUT", "PATCH") else "query"
     detail: dict[str, Any] = {
         "type": "value_error",
-        "loc": ["query", exc.field],
+        "loc": [where, exc.field],
         "msg": exc.message,
     }
     if exc.valid is not None:

@@ -265,6 +265,8 @@ def test_a_posted_gpu_id_is_an_id_or_a_known_alias_exactly(market_client, write_
     response = market_client.post("/prices", json={**PRICE, "gpu_id": gpu_id}, headers=write_key)
     payload = assert_envelope(response, 422)
     assert payload["message"].startswith("gpu_id: unknown GPU")
+    # A body field is located in the body, as pydantic's own 422s locate them.
+    assert payload["detail"][0]["loc"] == ["body", "gpu_id"]
 
 
 @pytest.mark.parametrize(
