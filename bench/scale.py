@@ -13,15 +13,17 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
+from functools import partial
 from pathlib import Path
 
 import httpx
@@ -43,8 +45,8 @@ from tests.conftest import _create_postgres_database, _drop_postgres_database  #
 from tests.processes import RedisServer, Service, free_port, wait_for  # noqa: E402
 
 GPU = "rtx-3090"
-RECOMMEND = {"task": "cv", "memory_gb": 24, "condition": "new", "limit": 100}
-HISTORY_GPUS = ("rtx-3090", "rtx-4090", "rtx-3060-12gb", "h100-sxm")
+RECOMMEND: dict[str, str | int] = {"task": "cv", "memory_gb": 24, "condition": "new", "limit": 100}
+HISTORY_GPUS = ("rtx-3090", "rtx-4090", "rtx-3060-12gb", "h100-sxm5")
 PAGES = 5
 
 
@@ -99,6 +101,19 @@ def _gpu_price(body: dict[str, object]) -> dict[str, object]:
     return price
 
 
+def _recomputed(client: httpx.Client, before: object) -> bool:
+    return _recommend(client)["computed_at"] != before
+
+
+def _market_key(client: httpx.Client) -> tuple[object, ...]:
+    price = _gpu_price(_recommend(client))
+    return price["usd"], price["n"], price["observed_at"]
+
+
+def _market_moved(client: httpx.Client, before: tuple[object, ...]) -> bool:
+    return _market_key(client) != before
+
+
 def quote_to_recommend(client: httpx.Client, key: str, changes: int) -> list[float]:
     """POST /prices stores a quote (never the market price, shared/pricing/intake.py) and
     enqueues the GPU's recompute: the answer is updated when its computed_at moves."""
@@ -112,24 +127,19 @@ def quote_to_recommend(client: httpx.Client, key: str, changes: int) -> list[flo
         )
         response.raise_for_status()
         posted = time.perf_counter()
-        wait_for(
-            lambda b=before: _recommend(client)["computed_at"] != b,  # type: ignore[misc]
-            60,
-            "recomputed answer",
-            interval=0.005,
-        )
+        wait_for(partial(_recomputed, client, before), 60, "recomputed answer", interval=0.005)
         latencies.append(time.perf_counter() - posted)
     return latencies
 
 
 def scraped_to_recommend(client: httpx.Client, settings: Settings, changes: int) -> list[float]:
-    """A scraped listing committed as the scraper does: one more offer in the market
-    window, so the price's n moves by one."""
+    """A scraped listing committed as the scraper does, at the market price: the newest
+    offer of the window, so the price's observed_at (and n) move."""
     ctx = open_context(settings)
     latencies = []
     for i in range(changes):
-        price = _gpu_price(_recommend(client))
-        n, usd = int(str(price["n"])), Decimal(str(price["usd"]))
+        before = _market_key(client)
+        usd = Decimal(str(before[0]))
         with ctx.session() as session:
             session.add(
                 PriceObservation(
@@ -147,8 +157,7 @@ def scraped_to_recommend(client: httpx.Client, settings: Settings, changes: int)
             session.flush()
             enqueue_after_commit(session, recompute_call([GPU]))
         committed = time.perf_counter()
-        check: Callable[[], bool] = lambda n=n: int(str(_gpu_price(_recommend(client))["n"])) != n  # noqa: E731
-        wait_for(check, 60, "updated market price", interval=0.005)
+        wait_for(partial(_market_moved, client, before), 60, "updated price", interval=0.005)
         latencies.append(time.perf_counter() - committed)
     ctx.engine.dispose()
     return latencies
@@ -274,6 +283,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> list[Figures]:
     args = parse_args(argv)
+    # A terminated run still stops its services and drops its databases.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     sizes = [int(s) for s in args.sizes.split(",")]
     logs = Path(tempfile.mkdtemp(prefix="gpu-advisor-scale-"))
     redis_server = RedisServer(logs)

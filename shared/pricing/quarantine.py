@@ -28,6 +28,7 @@ from shared.kit.settings import Settings
 from shared.models import PriceObservation
 from shared.pricing.market import PricePolicy, market_price
 from shared.pricing.measures import LIST_PRICE, QUOTE_KINDS
+from shared.pricing.window import market_observations
 
 MARKET_GROUPS = {"new": "new", "used": "used", "refurbished": "used"}
 
@@ -99,11 +100,9 @@ def references(
     missing = {key for key in keys if key not in found}
     if not missing:
         return found
-    by_gpu: dict[str, list[PriceObservation]] = defaultdict(list)
-    for o in _market_rows(session, {gpu for gpu, _ in missing}):
-        by_gpu[o.gpu_id].append(o)
     # Any age, any launch price: a reference, not a ranking price.
     policy = PricePolicy(now=now, stale_days=10**6, list_price_max_age_days=10**6)
+    by_gpu = market_observations(session, {gpu for gpu, _ in missing}, policy)
     catalog = load_catalog().by_id
     for gpu_id, group in missing:
         newest = market_price(by_gpu[gpu_id], group, policy)

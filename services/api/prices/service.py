@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import datetime
 
 from sqlalchemy import func, or_
@@ -28,6 +27,7 @@ from shared.pricing.market import (
 )
 from shared.pricing.measures import describe
 from shared.pricing.quotes import best_for, best_quotes, recent_quotes
+from shared.pricing.window import market_observations
 from shared.sources.names import SCRAPED_SOURCES
 
 QUOTES_SHOWN = 20
@@ -124,11 +124,7 @@ def _point(o: PriceObservation) -> PricePoint:
 
 def market(session: Session, gpu_id: str, policy: PricePolicy) -> dict[str, MarketOut | None]:
     """Market price per condition, leaving out stale sources when fresh ones have prices."""
-    query = select(PriceObservation).where(
-        PriceObservation.gpu_id == gpu_id,
-        col(PriceObservation.quarantined).is_(False),
-    )
-    observations: Sequence[PriceObservation] = session.exec(query).all()
+    observations = market_observations(session, [gpu_id], policy)[gpu_id]
     return {
         condition: market_out(market_price(observations, condition, policy))
         for condition in CONDITION_GROUPS

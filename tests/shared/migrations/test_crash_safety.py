@@ -39,7 +39,7 @@ def _killed_migration(url: str, after: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-@pytest.mark.parametrize("after", ["0002", "0005", "0008"])
+@pytest.mark.parametrize("after", ["0002", "0005", "0009"])
 def test_a_kill_inside_the_upgrade_leaves_no_trace_and_the_next_start_completes(
     tmp_path: Path, after: str
 ) -> None:
@@ -51,7 +51,7 @@ def test_a_kill_inside_the_upgrade_leaves_no_trace_and_the_next_start_completes(
     assert _version(path) is None
     assert _tables(path) <= {"alembic_version"}
     migrate(url)
-    assert _version(path) == "0008"
+    assert _version(path) == "0009"
     assert {"price_observation", "task_run", "quote", "alert"} <= _tables(path)
 
 
@@ -67,7 +67,7 @@ def test_a_kill_during_a_later_upgrade_keeps_the_earlier_version(tmp_path: Path)
     assert _killed_migration(url, "0006").returncode == 137
     assert _version(path) == "0004" and _tables(path) == before
     migrate(url)
-    assert _version(path) == "0008"
+    assert _version(path) == "0009"
 
 
 def test_a_half_applied_schema_is_refused_with_what_to_do(tmp_path: Path) -> None:

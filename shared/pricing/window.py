@@ -1,0 +1,105 @@
+"""Reading only the observations a market price can use.
+
+`market_price` (market.py) uses, of each series, the rows within `window_days` of the
+series' newest usable row. A year of scraping is millions of rows and a price is made
+of the last week's, so reading every row of a GPU made each recompute, price page and
+TCO grow with the history. Here the window is applied in SQL, to the one series that
+grows: scraped listings (one series per condition group). Every other kind (bundled
+datasets: few rows, a series per source and measure) is read whole and windowed by
+`market_price` as before. What is returned is a superset of every window, so
+`market_price` over it gives the same answer as over all of the GPU's rows.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from datetime import datetime, timedelta
+
+from sqlalchemy import ColumnElement, and_, func, join, literal, or_, true, union_all
+from sqlmodel import Session, col, select
+
+from shared.models import Gpu, PriceObservation
+from shared.pricing.market import CONDITION_GROUPS, SCRAPED, PricePolicy
+from shared.pricing.measures import LIST_PRICE
+
+MARKET_CONDITIONS = tuple(sorted({c for group in CONDITION_GROUPS.values() for c in group}))
+
+
+def market_observations(
+    session: Session, gpu_ids: Iterable[str], policy: PricePolicy
+) -> dict[str, list[PriceObservation]]:
+    """Per GPU, the unquarantined rows `market_price` may use for any condition."""
+    ids = sorted(set(gpu_ids))
+    grouped: dict[str, list[PriceObservation]] = defaultdict(list)
+    if not ids:
+        return grouped
+    windows = [
+        and_(
+            col(PriceObservation.gpu_id) == gpu_id,
+            col(PriceObservation.kind) == SCRAPED,
+            col(PriceObservation.condition).in_(CONDITION_GROUPS[group]),
+            col(PriceObservation.observed_at) >= newest - timedelta(days=policy.window_days),
+        )
+        for (gpu_id, group), newest in _newest_scraped(session, ids, policy).items()
+    ]
+    # Two index ranges around "scraped" (`!=` is no range): every other kind, whole.
+    other_kinds = and_(
+        col(PriceObservation.gpu_id).in_(ids),
+        or_(col(PriceObservation.kind) < SCRAPED, col(PriceObservation.kind) > SCRAPED),
+    )
+    query = select(PriceObservation).where(
+        col(PriceObservation.quarantined).is_(False), or_(other_kinds, *windows)
+    )
+    for observation in session.exec(query):
+        grouped[observation.gpu_id].append(observation)
+    return grouped
+
+
+def _newest_scraped(
+    session: Session, ids: list[str], policy: PricePolicy
+) -> dict[tuple[str, str], datetime]:
+    """The newest usable scraped row per (GPU, condition group): where its window starts.
+
+    One index lookup per GPU and condition (a correlated max), not a scan of the history.
+    """
+    conditions = union_all(
+        *(select(literal(c).label("condition")) for c in MARKET_CONDITIONS)
+    ).subquery()
+    newest = (
+        select(func.max(PriceObservation.observed_at))
+        .where(
+            col(PriceObservation.gpu_id) == Gpu.id,
+            col(PriceObservation.kind) == SCRAPED,
+            col(PriceObservation.condition) == conditions.c.condition,
+            col(PriceObservation.quarantined).is_(False),
+            _usable_list_price(policy),
+        )
+        .scalar_subquery()
+    )
+    pairs = join(Gpu, conditions, true())  # every GPU with every condition
+    query = (
+        select(Gpu.id, conditions.c.condition, newest)
+        .select_from(pairs)
+        .where(col(Gpu.id).in_(ids))
+    )
+    found: dict[tuple[str, str], datetime] = {}
+    for gpu_id, condition, at in session.exec(query):
+        if at is None:
+            continue
+        for group, members in CONDITION_GROUPS.items():
+            key = (gpu_id, group)
+            if condition in members and (key not in found or at > found[key]):
+                found[key] = at
+    return found
+
+
+def _usable_list_price(policy: PricePolicy) -> ColumnElement[bool]:
+    """`market._is_market`'s age limit on list prices, in SQL."""
+    try:
+        since = policy.now - timedelta(days=policy.list_price_max_age_days)
+    except OverflowError:  # an age limit beyond the calendar: every list price is usable
+        return col(PriceObservation.measure).is_not(None)
+    return or_(
+        col(PriceObservation.measure) != LIST_PRICE, col(PriceObservation.observed_at) >= since
+    )
