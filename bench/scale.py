@@ -116,17 +116,18 @@ def _market_moved(client: httpx.Client, before: tuple[object, ...]) -> bool:
 
 def quote_to_recommend(client: httpx.Client, key: str, changes: int) -> list[float]:
     """POST /prices stores a quote (never the market price, shared/pricing/intake.py) and
-    enqueues the GPU's recompute: the answer is updated when its computed_at moves."""
+    enqueues the GPU's recompute: the answer is updated when its computed_at moves.
+    Timed from before the POST (its quarantine check reads the market too)."""
     latencies = []
     for i in range(changes):
         before = _recommend(client)["computed_at"]
+        posted = time.perf_counter()
         response = client.post(
             "/prices",
             json={"gpu_id": GPU, "usd": str(900 + i), "condition": "new", "source": "bench"},
             headers={"Authorization": f"Bearer {key}"},
         )
         response.raise_for_status()
-        posted = time.perf_counter()
         wait_for(partial(_recomputed, client, before), 60, "recomputed answer", interval=0.005)
         latencies.append(time.perf_counter() - posted)
     return latencies

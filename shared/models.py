@@ -76,6 +76,8 @@ class PriceObservation(SQLModel, table=True):
         Index("ix_price_gpu_kind_condition_time", "gpu_id", "kind", "condition", "observed_at"),
         # History pages, newest first (GET /gpus/{id}/prices).
         Index("ix_price_gpu_time_id", "gpu_id", "observed_at", "id"),
+        # The newest price of all (score_state.prices_as_of, /health).
+        Index("ix_price_time", "observed_at"),
     )
 
     id: int | None = Field(default=None, primary_key=True)

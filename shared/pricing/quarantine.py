@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
-from collections.abc import Set
+from collections.abc import Sequence, Set
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
+from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Row, select
 from sqlmodel import Session, col
 
 from shared.catalog.specs import load_catalog
@@ -33,6 +34,8 @@ from shared.pricing.window import market_observations
 MARKET_GROUPS = {"new": "new", "used": "used", "refurbished": "used"}
 
 MedianKey = tuple[str, str]  # (gpu id, market group)
+# (gpu id, condition, source, listing id, observed at, price usd, measure)
+_Recent = Row[Any]
 DEFAULT_FACTOR = Decimal("3")
 
 
@@ -51,17 +54,18 @@ class QuarantineRules:
         )
 
 
-def _market_rows(
-    session: Session, gpu_ids: Set[str], since: datetime | None = None
-) -> list[PriceObservation]:
-    query = select(PriceObservation).where(
-        col(PriceObservation.gpu_id).in_(sorted(gpu_ids)),
-        col(PriceObservation.quarantined).is_(False),
-        col(PriceObservation.kind).not_in(sorted(QUOTE_KINDS)),
+def _market_rows(session: Session, gpu_ids: Set[str], since: datetime) -> Sequence[_Recent]:
+    """The columns the median needs: a month of a popular card is tens of thousands of
+    rows, and whole ORM objects made each posted price wait seconds for its check."""
+    o = PriceObservation
+    columns = (o.gpu_id, o.condition, o.source, o.listing_id, o.observed_at, o.price_usd, o.measure)
+    query = select(*(col(c) for c in columns)).where(
+        col(o.gpu_id).in_(sorted(gpu_ids)),
+        col(o.quarantined).is_(False),
+        col(o.kind).not_in(sorted(QUOTE_KINDS)),
+        col(o.observed_at) >= since,
     )
-    if since is not None:
-        query = query.where(col(PriceObservation.observed_at) >= since)
-    return list(session.scalars(query))
+    return session.execute(query).all()
 
 
 def recent_medians(

@@ -17,7 +17,9 @@ depends_on: str | Sequence[str] | None = None
 
 # (gpu, kind, condition, time): the newest scraped price of a GPU and condition is one
 # index lookup, and its market window one range (shared/pricing/window.py).
-# (gpu, time, id): GET /gpus/{id}/prices pages newest first without sorting the history.
+# (gpu, time, id): GET /gpus/{id}/prices pages newest first without sorting the history,
+# and a month of a GPU's prices (the quarantine reference) is one range.
+# (time): the newest price of all (each recompute's prices_as_of) without a table scan.
 # (gpu, time) on cloud offers: only offers young enough to be current are read.
 # Plain CREATE INDEX (not CONCURRENTLY): the upgrade stays one transaction.
 def upgrade() -> None:
@@ -28,6 +30,7 @@ def upgrade() -> None:
             unique=False,
         )
         batch.create_index("ix_price_gpu_time_id", ["gpu_id", "observed_at", "id"], unique=False)
+        batch.create_index("ix_price_time", ["observed_at"], unique=False)
     with op.batch_alter_table("cloud_offer") as batch:
         batch.create_index("ix_cloud_gpu_time", ["gpu_id", "observed_at"], unique=False)
 
@@ -36,5 +39,6 @@ def downgrade() -> None:
     with op.batch_alter_table("cloud_offer") as batch:
         batch.drop_index("ix_cloud_gpu_time")
     with op.batch_alter_table("price_observation") as batch:
+        batch.drop_index("ix_price_time")
         batch.drop_index("ix_price_gpu_time_id")
         batch.drop_index("ix_price_gpu_kind_condition_time")
