@@ -61,7 +61,7 @@ def test_recent_medians_match_the_whole_row_rule(session: Session) -> None:
     for i in range(300):
         # At the window's first instant, just before it, long before, or within it.
         at = rng.choice([since, since - timedelta(microseconds=1), NOW - timedelta(days=40)])
-        listing = f"edge-{i}"
+        listing: str | None = f"edge-{i}"
         if rng.random() < 0.7:
             at = NOW - timedelta(days=rng.uniform(0, 29), microseconds=i)
             listing = rng.choice([None, f"l{rng.randint(0, 60)}"])
