@@ -13,14 +13,22 @@ datasets: few rows, a series per source and measure) is read whole and windowed 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from datetime import datetime, timedelta
 
-from sqlalchemy import ColumnElement, and_, func, join, literal, or_, true, union_all
+from sqlalchemy import ColumnElement, and_, case, func, join, literal, or_, true, union_all
+from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
+from sqlmodel.sql.expression import SelectOfScalar
 
 from shared.models import Gpu, PriceObservation
-from shared.pricing.market import CONDITION_GROUPS, SCRAPED, PricePolicy
+from shared.pricing.market import (
+    CONDITION_GROUPS,
+    SAME_LISTINGS_AS,
+    SCRAPED,
+    SOLD_SUFFIX,
+    PricePolicy,
+)
 from shared.pricing.measures import LIST_PRICE
 
 MARKET_CONDITIONS = tuple(sorted({c for group in CONDITION_GROUPS.values() for c in group}))
@@ -34,26 +42,73 @@ def market_observations(
     grouped: dict[str, list[PriceObservation]] = defaultdict(list)
     if not ids:
         return grouped
+    o = PriceObservation
+    # Two index ranges around "scraped" (`!=` is no range): every other kind, whole.
+    other_kinds = select(o).where(
+        col(o.gpu_id).in_(ids),
+        or_(col(o.kind) < SCRAPED, col(o.kind) > SCRAPED),
+        col(o.quarantined).is_(False),
+    )
+    for observation in session.exec(other_kinds):
+        grouped[observation.gpu_id].append(observation)
     windows = [
         and_(
-            col(PriceObservation.gpu_id) == gpu_id,
-            col(PriceObservation.kind) == SCRAPED,
-            col(PriceObservation.condition).in_(CONDITION_GROUPS[group]),
-            col(PriceObservation.observed_at) >= newest - timedelta(days=policy.window_days),
+            col(o.gpu_id) == gpu_id,
+            col(o.kind) == SCRAPED,
+            col(o.condition).in_(CONDITION_GROUPS[group]),
+            col(o.observed_at) >= newest - timedelta(days=policy.window_days),
         )
         for (gpu_id, group), newest in _newest_scraped(session, ids, policy).items()
     ]
-    # Two index ranges around "scraped" (`!=` is no range): every other kind, whole.
-    other_kinds = and_(
-        col(PriceObservation.gpu_id).in_(ids),
-        or_(col(PriceObservation.kind) < SCRAPED, col(PriceObservation.kind) > SCRAPED),
-    )
-    query = select(PriceObservation).where(
-        col(PriceObservation.quarantined).is_(False), or_(other_kinds, *windows)
-    )
-    for observation in session.exec(query):
-        grouped[observation.gpu_id].append(observation)
+    if windows:
+        for observation in session.exec(_offers_in(windows, policy.stale_sources)):
+            grouped[observation.gpu_id].append(observation)
     return grouped
+
+
+def _offers_in(
+    windows: list[ColumnElement[bool]], stale_sources: Collection[str]
+) -> SelectOfScalar[PriceObservation]:
+    """The window rows `market_price` can tell apart from the others.
+
+    A listing is re-seen by every scrape and counts once, at its best record (a sale
+    before asks, then the newest): the others never reach the price. Kept per listing,
+    market group and freshness of its source (stale sources drop out when a fresh one
+    has prices), ties all kept; plus each source's newest row (its last run when none
+    is recorded) and rows without a listing id (each its own data point).
+    """
+    o = PriceObservation
+    sold_suffix = col(o.source).like(f"%{SOLD_SUFFIX}")
+    name = case(
+        (sold_suffix, func.substr(o.source, 1, func.length(o.source) - len(SOLD_SUFFIX))),
+        else_=col(o.source),
+    )
+    site = case(*((name == alias, same) for alias, same in SAME_LISTINGS_AS.items()), else_=name)
+    group = case(
+        *((col(o.condition).in_(members), group) for group, members in CONDITION_GROUPS.items()),
+        else_=col(o.condition),
+    )
+    stale = case((name.in_(sorted(stale_sources)), 1), else_=0) if stale_sources else literal(0)
+    best_record = func.rank().over(
+        partition_by=(col(o.gpu_id), group, site, col(o.listing_id), stale),
+        order_by=(case((sold_suffix, 1), else_=0).desc(), col(o.observed_at).desc()),
+    )
+    newest_of_source = func.rank().over(
+        partition_by=(col(o.gpu_id), group, name), order_by=col(o.observed_at).desc()
+    )
+    ranked = (
+        select(o, best_record.label("best_record"), newest_of_source.label("newest_of_source"))
+        .where(col(o.quarantined).is_(False), or_(*windows))
+        .subquery()
+    )
+    row = aliased(o, ranked)
+    return select(row).where(
+        or_(
+            ranked.c.best_record == 1,
+            ranked.c.newest_of_source == 1,
+            col(row.listing_id).is_(None),
+        )
+    )
 
 
 def _newest_scraped(

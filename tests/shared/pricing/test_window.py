@@ -171,8 +171,32 @@ def test_random_histories_give_the_same_market_prices(
             )
         )
     session.flush()
-    for stale in (frozenset(), frozenset({"ebay"})):
-        policy = PricePolicy(
-            now=NOW, window_days=window_days, list_price_max_age_days=20, stale_sources=stale
-        )
-        assert assert_same_prices(session, gpus, policy) == 6
+    # Listings re-seen across sources of one site (ebay, ebay_browse, ebay:sold), stale
+    # sources, and probable sales from recorded runs or from each source's newest row.
+    for stale in (frozenset(), frozenset({"ebay"}), frozenset({"ebay_browse", "newegg"})):
+        for last_runs in ({"ebay": NOW - timedelta(days=2)}, None):
+            policy = PricePolicy(
+                now=NOW,
+                window_days=window_days,
+                list_price_max_age_days=20,
+                stale_sources=stale,
+                last_runs=last_runs,
+            )
+            assert assert_same_prices(session, gpus, policy) == 6
+
+
+def test_a_listing_seen_by_every_scrape_is_read_once(catalog_session: Session) -> None:
+    session = catalog_session
+    policy = PricePolicy(now=NOW, window_days=7)
+    for run in range(12):
+        add(session, listing_id="one", source="ebay", observed_at=NEWEST - timedelta(hours=6 * run))
+    sold = add(
+        session, listing_id="one", source="ebay:sold", observed_at=NEWEST - timedelta(days=2)
+    )
+    other = add(session, listing_id="two", source="newegg", observed_at=NEWEST - timedelta(days=1))
+    read = market_observations(session, [GPU], policy)[GPU]
+    # The sale (the listing's best record), ebay's newest row (its last run), newegg's.
+    assert sorted(o.observed_at for o in read) == sorted(
+        [sold.observed_at, NEWEST, other.observed_at]
+    )
+    assert_same_prices(session, [GPU], policy)
