@@ -166,6 +166,8 @@ def scraped_to_recommend(client: httpx.Client, settings: Settings, changes: int)
 
 def history_latencies(client: httpx.Client, rounds: int) -> list[float]:
     """First pages and deeper pages (offset paging), all and used-only, of a few GPUs."""
+    for gpu in HISTORY_GPUS:  # warm: the first request of a process loads modules
+        client.get(f"/gpus/{gpu}/prices", params={"limit": 1}).raise_for_status()
     latencies = []
     for _ in range(rounds):
         for gpu in HISTORY_GPUS:
