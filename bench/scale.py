@@ -189,7 +189,8 @@ def services(env: dict[str, str], logs: Path) -> Iterator[str]:
         Service("api", f"uvicorn --factory services.api.app:create_app --port {port}", env, logs),
         Service(
             "worker",
-            "celery -A services.worker.celery_app worker -Q compute --concurrency 1 -n w@%h",
+            # As docker-compose.yml runs the compute worker.
+            "celery -A services.worker.celery_app worker -Q compute --concurrency 2 -n w@%h",
             env,
             logs,
         ),

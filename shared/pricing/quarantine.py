@@ -21,7 +21,7 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import Row, select
+from sqlalchemy import Row, case, func, or_, select
 from sqlmodel import Session, col
 
 from shared.catalog.specs import load_catalog
@@ -55,16 +55,35 @@ class QuarantineRules:
 
 
 def _market_rows(session: Session, gpu_ids: Set[str], since: datetime) -> Sequence[_Recent]:
-    """The columns the median needs: a month of a popular card is tens of thousands of
-    rows, and whole ORM objects made each posted price wait seconds for its check."""
+    """Each listing's latest row of the window (rows without a listing id all), and only
+    the columns the median needs: a month of a popular card is tens of thousands of rows,
+    a listing stored by every scrape, and whole ORM objects of all of them made each
+    posted price wait seconds for its check. (source, listing id, time) is unique, so
+    the latest row of a listing is one row."""
     o = PriceObservation
-    columns = (o.gpu_id, o.condition, o.source, o.listing_id, o.observed_at, o.price_usd, o.measure)
-    query = select(*(col(c) for c in columns)).where(
-        col(o.gpu_id).in_(sorted(gpu_ids)),
-        col(o.quarantined).is_(False),
-        col(o.kind).not_in(sorted(QUOTE_KINDS)),
-        col(o.observed_at) >= since,
+    group = case(
+        *((col(o.condition) == condition, g) for condition, g in MARKET_GROUPS.items()),
+        else_=col(o.condition),
     )
+    latest = func.rank().over(
+        partition_by=(col(o.gpu_id), group, col(o.source), col(o.listing_id)),
+        order_by=col(o.observed_at).desc(),
+    )
+    columns = (o.gpu_id, o.condition, o.source, o.listing_id, o.observed_at, o.price_usd, o.measure)
+    ranked = (
+        select(*(col(c) for c in columns), latest.label("latest"))
+        .where(
+            col(o.gpu_id).in_(sorted(gpu_ids)),
+            col(o.quarantined).is_(False),
+            col(o.kind).not_in(sorted(QUOTE_KINDS)),
+            col(o.measure) != LIST_PRICE,
+            col(o.observed_at) >= since,
+        )
+        .subquery()
+    )
+    no_listing = or_(ranked.c.listing_id.is_(None), ranked.c.listing_id == "")
+    names = ("gpu_id", "condition", "source", "listing_id", "observed_at", "price_usd", "measure")
+    query = select(*(ranked.c[name] for name in names)).where(or_(ranked.c.latest == 1, no_listing))
     return session.execute(query).all()
 
 

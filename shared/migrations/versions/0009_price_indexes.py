@@ -17,8 +17,9 @@ depends_on: str | Sequence[str] | None = None
 
 # (gpu, kind, condition, time): the newest scraped price of a GPU and condition is one
 # index lookup, and its market window one range (shared/pricing/window.py).
-# (gpu, time, id): GET /gpus/{id}/prices pages newest first without sorting the history,
-# and a month of a GPU's prices (the quarantine reference) is one range.
+# (gpu, time, id, quarantined): GET /gpus/{id}/prices pages newest first without sorting
+# the history, a month of a GPU's prices (the quarantine reference) is one range, and the
+# recompute's watermark (max id, count, quarantined) is read from the index alone.
 # (time): the newest price of all (each recompute's prices_as_of) without a table scan.
 # (gpu, time) on cloud offers: only offers young enough to be current are read.
 # Plain CREATE INDEX (not CONCURRENTLY): the upgrade stays one transaction.
@@ -29,7 +30,9 @@ def upgrade() -> None:
             ["gpu_id", "kind", "condition", "observed_at"],
             unique=False,
         )
-        batch.create_index("ix_price_gpu_time_id", ["gpu_id", "observed_at", "id"], unique=False)
+        batch.create_index(
+            "ix_price_gpu_time_id", ["gpu_id", "observed_at", "id", "quarantined"], unique=False
+        )
         batch.create_index("ix_price_time", ["observed_at"], unique=False)
     with op.batch_alter_table("cloud_offer") as batch:
         batch.create_index("ix_cloud_gpu_time", ["gpu_id", "observed_at"], unique=False)
