@@ -57,6 +57,8 @@ class Figures:
     quote: tuple[float, float] = (0.0, 0.0)
     scraped: tuple[float, float] = (0.0, 0.0)
     history: tuple[float, float] = (0.0, 0.0)
+    # The first page right after a price was stored: nothing of the history is reused.
+    history_new: tuple[float, float] = (0.0, 0.0)
 
 
 class _Discard(Dispatcher):
@@ -142,24 +144,40 @@ def scraped_to_recommend(client: httpx.Client, settings: Settings, changes: int)
         before = _market_key(client)
         usd = Decimal(str(before[0]))
         with ctx.session() as session:
-            session.add(
-                PriceObservation(
-                    gpu_id=GPU,
-                    condition="new",
-                    price=usd,
-                    price_usd=usd,
-                    kind="scraped",
-                    source="newegg",
-                    listing_id=f"bench-{i}",
-                    observed_at=datetime.now(UTC),
-                    measure="ask",
-                )
-            )
+            session.add(_scraped(i, usd))
             session.flush()
             enqueue_after_commit(session, recompute_call([GPU]))
         committed = time.perf_counter()
         wait_for(partial(_market_moved, client, before), 60, "updated price", interval=0.005)
         latencies.append(time.perf_counter() - committed)
+    ctx.engine.dispose()
+    return latencies
+
+
+def _scraped(i: int, usd: Decimal) -> PriceObservation:
+    return PriceObservation(
+        gpu_id=GPU,
+        condition="new",
+        price=usd,
+        price_usd=usd,
+        kind="scraped",
+        source="newegg",
+        listing_id=f"bench-{i}",
+        observed_at=datetime.now(UTC),
+        measure="ask",
+    )
+
+
+def history_after_a_price(client: httpx.Client, settings: Settings, samples: int) -> list[float]:
+    """The first history page of the most listed card right after a price was stored."""
+    ctx = open_context(settings)
+    latencies = []
+    for i in range(samples):
+        with ctx.session() as session:
+            session.add(_scraped(10_000 + i, Decimal("1000")))
+        start = time.perf_counter()
+        client.get(f"/gpus/{GPU}/prices").raise_for_status()
+        latencies.append(time.perf_counter() - start)
     ctx.engine.dispose()
     return latencies
 
@@ -244,6 +262,11 @@ def measure(rows: int, redis_url: str, args: argparse.Namespace, logs: Path) -> 
             print(f"[{rows}] quote -> /recommend p50/p95 {_pair(figures.quote)}", flush=True)
             figures.scraped = p50_p95_ms(scraped_to_recommend(client, settings, args.changes))
             print(f"[{rows}] scraped -> /recommend p50/p95 {_pair(figures.scraped)}", flush=True)
+            # Last: these prices get no recompute.
+            figures.history_new = p50_p95_ms(history_after_a_price(client, settings, args.changes))
+            print(
+                f"[{rows}] history after a price p50/p95 {_pair(figures.history_new)}", flush=True
+            )
     finally:
         _drop_postgres_database(database)
     return figures
@@ -257,22 +280,27 @@ def report(all_figures: Sequence[Figures]) -> None:
     print()
     print(
         f"{'rows':>9} {'recompute':>10} {'quote->rec p50/p95':>20} "
-        f"{'scraped->rec p50/p95':>22} {'history p50/p95':>18}"
+        f"{'scraped->rec p50/p95':>22} {'history p50/p95':>18} {'after a price':>16}"
     )
     for f in all_figures:
         print(
             f"{f.rows:>9} {f.recompute_s:>9.2f}s {_pair(f.quote):>20} "
-            f"{_pair(f.scraped):>22} {_pair(f.history):>18}"
+            f"{_pair(f.scraped):>22} {_pair(f.history):>18} {_pair(f.history_new):>16}"
         )
     if len(all_figures) > 1:
         first, last = all_figures[0], all_figures[-1]
         print(
             f"growth {first.rows} -> {last.rows} rows ({last.rows / first.rows:.0f}x data): "
-            f"recompute {last.recompute_s / first.recompute_s:.2f}x, "
-            f"quote->recommend p95 {last.quote[1] / first.quote[1]:.2f}x, "
-            f"scraped->recommend p95 {last.scraped[1] / first.scraped[1]:.2f}x, "
-            f"history p95 {last.history[1] / first.history[1]:.2f}x"
+            f"recompute {_ratio(last.recompute_s, first.recompute_s)}, "
+            f"quote->recommend p95 {_ratio(last.quote[1], first.quote[1])}, "
+            f"scraped->recommend p95 {_ratio(last.scraped[1], first.scraped[1])}, "
+            f"history p95 {_ratio(last.history[1], first.history[1])}, "
+            f"history after a price p95 {_ratio(last.history_new[1], first.history_new[1])}"
         )
+
+
+def _ratio(last: float, first: float) -> str:
+    return f"{last / first:.2f}x" if first else "n/a"
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
