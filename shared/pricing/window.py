@@ -6,8 +6,9 @@ of the last week's, so reading every row of a GPU made each recompute, price pag
 TCO grow with the history. Here the window is applied in SQL, to the one series that
 grows: scraped listings (one series per condition group). Every other kind (bundled
 datasets: few rows, a series per source and measure) is read whole and windowed by
-`market_price` as before. What is returned is a superset of every window, so
-`market_price` over it gives the same answer as over all of the GPU's rows.
+`market_price` as before. Of a scraped window, rows that cannot reach the price (a
+listing's earlier records) are left out too (`_offers_in`). `market_price` over what is
+returned gives the same answer as over all of the GPU's rows.
 """
 
 from __future__ import annotations
@@ -78,7 +79,9 @@ def _offers_in(
     is recorded) and rows without a listing id (each its own data point).
     """
     o = PriceObservation
-    sold_suffix = col(o.source).like(f"%{SOLD_SUFFIX}")
+    # Not LIKE: SQLite's is case-insensitive, str.endswith is not.
+    suffix_at = func.length(o.source) - (len(SOLD_SUFFIX) - 1)
+    sold_suffix = func.substr(o.source, suffix_at) == SOLD_SUFFIX
     name = case(
         (sold_suffix, func.substr(o.source, 1, func.length(o.source) - len(SOLD_SUFFIX))),
         else_=col(o.source),
