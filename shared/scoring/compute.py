@@ -23,7 +23,7 @@ from shared.kit.settings import Settings
 from shared.models import CloudOffer, PriceObservation, Score, ScoreState
 from shared.perfmodel.base import PerformanceModel, Prediction
 from shared.pricing.cloud import CloudPrice, Currency, cheapest_of
-from shared.pricing.market import MarketPrice, PricePolicy, cheapest, market_price
+from shared.pricing.market import MarketPrice, Observation, PricePolicy, cheapest, market_price
 from shared.pricing.window import market_observations
 from shared.sources.status import last_successes, stale_source_names
 
@@ -157,7 +157,7 @@ class SourceHealth:
 
 
 def gpu_prices(
-    observations: Sequence[PriceObservation], policy: PricePolicy
+    observations: Sequence[Observation], policy: PricePolicy
 ) -> dict[str, MarketPrice | None]:
     """The market price per condition ("new", "used", and "any": see `cheapest`)."""
     prices = {
