@@ -72,6 +72,13 @@ class PriceObservation(SQLModel, table=True):
     __table_args__ = (
         UniqueConstraint("source", "listing_id", "observed_at", name="uq_price_listing_time"),
         Index("ix_price_gpu_condition_time", "gpu_id", "condition", "observed_at"),
+        # A GPU's newest scraped price and its market window (shared/pricing/window.py).
+        Index("ix_price_gpu_kind_condition_time", "gpu_id", "kind", "condition", "observed_at"),
+        # History pages, newest first (GET /gpus/{id}/prices); with `quarantined`, the
+        # recompute's watermark of a GPU's prices is read from the index alone.
+        Index("ix_price_gpu_time_id", "gpu_id", "observed_at", "id", "quarantined"),
+        # The newest price of all (score_state.prices_as_of, /health).
+        Index("ix_price_time", "observed_at"),
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -101,6 +108,7 @@ class CloudOffer(SQLModel, table=True):
             "provider", "instance_type", "region", "observed_at", name="uq_cloud_offer"
         ),
         Index("ix_cloud_gpu", "gpu_id"),
+        Index("ix_cloud_gpu_time", "gpu_id", "observed_at"),
     )
 
     id: int | None = Field(default=None, primary_key=True)

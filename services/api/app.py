@@ -18,6 +18,7 @@ from services.api.guard import InputGuard
 from services.api.health.router import FreshnessCache
 from services.api.health.router import router as health_router
 from services.api.model.router import router as model_router
+from services.api.prices.cache import PriceCache
 from services.api.prices.router import router as prices_router
 from services.api.quotes.router import router as quotes_router
 from services.api.ratelimit import RateLimiter
@@ -73,6 +74,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.score_cache = ScoreCache()
     app.state.response_cache = ResponseCache()
     app.state.freshness_cache = FreshnessCache()
+    app.state.price_cache = PriceCache()
     errors.install(app)
     # Bad input is refused before routes and the database; inside the request metrics,
     # which count the refusals (route "unmatched").

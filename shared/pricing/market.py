@@ -35,10 +35,10 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
+from typing import Protocol
 
 from shared.kit.money import CENT
 from shared.kit.settings import Settings
-from shared.models import PriceObservation
 from shared.pricing.measures import ASK, LIST_PRICE, SALE, SALE_MEASURES, describe, is_quote
 
 # "used" covers refurbished cards too: both are second-hand market prices.
@@ -62,6 +62,30 @@ TUKEY_K = Decimal("1.5")
 MIN_FOR_OUTLIERS = 4
 # Two stale prices this close in time are equally old for choosing the cheaper one.
 DATE_TIE_DAYS = 90
+
+
+class Observation(Protocol):
+    """What a market price reads of a stored price: a `PriceObservation`, or a lighter
+    row of the same columns (`shared/pricing/window.py`)."""
+
+    @property
+    def gpu_id(self) -> str: ...
+    @property
+    def condition(self) -> str: ...
+    @property
+    def price_usd(self) -> Decimal: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def source(self) -> str: ...
+    @property
+    def listing_id(self) -> str | None: ...
+    @property
+    def observed_at(self) -> datetime: ...
+    @property
+    def quarantined(self) -> bool: ...
+    @property
+    def measure(self) -> str: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +137,7 @@ def source_name(observation_source: str) -> str:
     return observation_source.removesuffix(SOLD_SUFFIX)
 
 
-def is_sold(observation: PriceObservation) -> bool:
+def is_sold(observation: Observation) -> bool:
     return observation.source.endswith(SOLD_SUFFIX)
 
 
@@ -153,7 +177,7 @@ class PricePolicy:
 
 
 def market_price(
-    observations: Sequence[PriceObservation], condition: str, policy: PricePolicy
+    observations: Sequence[Observation], condition: str, policy: PricePolicy
 ) -> MarketPrice | None:
     """The market price of one GPU in `condition` ("new" or "used"); None without data."""
     usable = [o for o in observations if _is_market(o, condition, policy)]
@@ -167,7 +191,7 @@ def market_price(
     return max(candidates, key=_preference)
 
 
-def _is_market(o: PriceObservation, condition: str, policy: PricePolicy) -> bool:
+def _is_market(o: Observation, condition: str, policy: PricePolicy) -> bool:
     if o.condition not in CONDITION_GROUPS[condition] or o.quarantined or is_quote(o.kind):
         return False
     if o.measure == LIST_PRICE:
@@ -176,11 +200,11 @@ def _is_market(o: PriceObservation, condition: str, policy: PricePolicy) -> bool
 
 
 def _series(
-    observations: Iterable[PriceObservation],
-) -> dict[tuple[str, ...], list[PriceObservation]]:
+    observations: Iterable[Observation],
+) -> dict[tuple[str, ...], list[Observation]]:
     """Scraped listings form one series (sold and asking records of the same listings);
     every bundled dataset and measure is a series of its own."""
-    grouped: dict[tuple[str, ...], list[PriceObservation]] = defaultdict(list)
+    grouped: dict[tuple[str, ...], list[Observation]] = defaultdict(list)
     for o in observations:
         key = (SCRAPED,) if o.kind == SCRAPED else (o.kind, o.source, o.measure)
         grouped[key].append(o)
@@ -193,7 +217,7 @@ def _preference(price: MarketPrice) -> tuple[bool, bool, datetime]:
 
 
 def _series_price(
-    series: Sequence[PriceObservation], condition: str, policy: PricePolicy
+    series: Sequence[Observation], condition: str, policy: PricePolicy
 ) -> MarketPrice | None:
     newest = max(series, key=lambda o: o.observed_at)
     since = newest.observed_at - timedelta(days=policy.window_days)
@@ -210,15 +234,15 @@ def _series_price(
 
 
 def _prefer_fresh(
-    window: list[PriceObservation], stale_sources: Collection[str]
-) -> tuple[list[PriceObservation], bool]:
+    window: list[Observation], stale_sources: Collection[str]
+) -> tuple[list[Observation], bool]:
     fresh = [o for o in window if source_name(o.source) not in stale_sources]
     if fresh:
         return fresh, False
     return window, bool(window)
 
 
-def _newest_by_source(observations: Iterable[PriceObservation]) -> dict[str, datetime]:
+def _newest_by_source(observations: Iterable[Observation]) -> dict[str, datetime]:
     newest: dict[str, datetime] = {}
     for o in observations:
         name = source_name(o.source)
@@ -227,15 +251,15 @@ def _newest_by_source(observations: Iterable[PriceObservation]) -> dict[str, dat
     return newest
 
 
-def _listing_key(o: PriceObservation) -> tuple[str, str] | int:
+def _listing_key(o: Observation) -> tuple[str, str] | int:
     if o.listing_id is None:
         return id(o)  # bundled rows without an id are separate data points
     name = source_name(o.source)
     return (SAME_LISTINGS_AS.get(name, name), o.listing_id)
 
 
-def _latest_per_listing(window: Iterable[PriceObservation]) -> list[PriceObservation]:
-    latest: dict[tuple[str, str] | int, PriceObservation] = {}
+def _latest_per_listing(window: Iterable[Observation]) -> list[Observation]:
+    latest: dict[tuple[str, str] | int, Observation] = {}
     for o in window:
         key = _listing_key(o)
         held = latest.get(key)
@@ -245,8 +269,8 @@ def _latest_per_listing(window: Iterable[PriceObservation]) -> list[PriceObserva
 
 
 def _choose(
-    offers: list[PriceObservation], kind: str, condition: str, runs: Mapping[str, datetime]
-) -> tuple[list[PriceObservation], str, int, int]:
+    offers: list[Observation], kind: str, condition: str, runs: Mapping[str, datetime]
+) -> tuple[list[Observation], str, int, int]:
     """(prices used, basis, confirmed sales, probable sales)."""
     if kind != SCRAPED:
         return offers, kind, 0, 0
@@ -260,7 +284,7 @@ def _choose(
     return chosen, BASIS_ASKING if asking else BASIS_SOLD, len(offers) - len(asking), 0
 
 
-def _vanished(o: PriceObservation, runs: Mapping[str, datetime]) -> bool:
+def _vanished(o: Observation, runs: Mapping[str, datetime]) -> bool:
     name = source_name(o.source)
     site = SAME_LISTINGS_AS.get(name, name)
     last_run = runs.get(name)
@@ -268,8 +292,8 @@ def _vanished(o: PriceObservation, runs: Mapping[str, datetime]) -> bool:
 
 
 def remove_outliers(
-    observations: Sequence[PriceObservation],
-) -> tuple[list[PriceObservation], int]:
+    observations: Sequence[Observation],
+) -> tuple[list[Observation], int]:
     """Drop prices outside Tukey's fences; fewer than 4 prices are all kept."""
     if len(observations) < MIN_FOR_OUTLIERS:
         return list(observations), 0
@@ -305,10 +329,10 @@ class _Counts:
 
 
 def _aggregate(
-    newest: PriceObservation,
+    newest: Observation,
     condition: str,
     policy: PricePolicy,
-    kept: list[PriceObservation],
+    kept: list[Observation],
     basis: str,
     source_stale: bool,
     counts: _Counts,
@@ -343,7 +367,7 @@ def _aggregate(
     )
 
 
-def _measure(newest: PriceObservation, basis: str) -> str:
+def _measure(newest: Observation, basis: str) -> str:
     if newest.kind != SCRAPED:
         return newest.measure
     return SALE if basis == BASIS_SOLD else ASK
@@ -357,8 +381,8 @@ def _stale_reason(observed_at: datetime, source_stale: bool, policy: PricePolicy
     return None
 
 
-def _per_source(kept: Iterable[PriceObservation], stale: bool) -> tuple[SourcePrice, ...]:
-    grouped: dict[str, list[PriceObservation]] = defaultdict(list)
+def _per_source(kept: Iterable[Observation], stale: bool) -> tuple[SourcePrice, ...]:
+    grouped: dict[str, list[Observation]] = defaultdict(list)
     for o in kept:
         grouped[o.source].append(o)
     return tuple(

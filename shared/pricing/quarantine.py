@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
-from collections.abc import Set
+from collections.abc import Sequence, Set
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
+from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Row, case, func, or_, select
 from sqlmodel import Session, col
 
 from shared.catalog.specs import load_catalog
@@ -28,10 +29,13 @@ from shared.kit.settings import Settings
 from shared.models import PriceObservation
 from shared.pricing.market import PricePolicy, market_price
 from shared.pricing.measures import LIST_PRICE, QUOTE_KINDS
+from shared.pricing.window import market_observations
 
 MARKET_GROUPS = {"new": "new", "used": "used", "refurbished": "used"}
 
 MedianKey = tuple[str, str]  # (gpu id, market group)
+# (gpu id, condition, source, listing id, observed at, price usd, measure)
+_Recent = Row[Any]
 DEFAULT_FACTOR = Decimal("3")
 
 
@@ -50,17 +54,37 @@ class QuarantineRules:
         )
 
 
-def _market_rows(
-    session: Session, gpu_ids: Set[str], since: datetime | None = None
-) -> list[PriceObservation]:
-    query = select(PriceObservation).where(
-        col(PriceObservation.gpu_id).in_(sorted(gpu_ids)),
-        col(PriceObservation.quarantined).is_(False),
-        col(PriceObservation.kind).not_in(sorted(QUOTE_KINDS)),
+def _market_rows(session: Session, gpu_ids: Set[str], since: datetime) -> Sequence[_Recent]:
+    """Each listing's latest row of the window (rows without a listing id all), and only
+    the columns the median needs: a month of a popular card is tens of thousands of rows,
+    a listing stored by every scrape, and whole ORM objects of all of them made each
+    posted price wait seconds for its check. (source, listing id, time) is unique, so
+    the latest row of a listing is one row."""
+    o = PriceObservation
+    group = case(
+        *((col(o.condition) == condition, g) for condition, g in MARKET_GROUPS.items()),
+        else_=col(o.condition),
     )
-    if since is not None:
-        query = query.where(col(PriceObservation.observed_at) >= since)
-    return list(session.scalars(query))
+    latest = func.rank().over(
+        partition_by=(col(o.gpu_id), group, col(o.source), col(o.listing_id)),
+        order_by=col(o.observed_at).desc(),
+    )
+    columns = (o.gpu_id, o.condition, o.source, o.listing_id, o.observed_at, o.price_usd, o.measure)
+    ranked = (
+        select(*(col(c) for c in columns), latest.label("latest"))
+        .where(
+            col(o.gpu_id).in_(sorted(gpu_ids)),
+            col(o.quarantined).is_(False),
+            col(o.kind).not_in(sorted(QUOTE_KINDS)),
+            col(o.measure) != LIST_PRICE,
+            col(o.observed_at) >= since,
+        )
+        .subquery()
+    )
+    no_listing = or_(ranked.c.listing_id.is_(None), ranked.c.listing_id == "")
+    names = ("gpu_id", "condition", "source", "listing_id", "observed_at", "price_usd", "measure")
+    query = select(*(ranked.c[name] for name in names)).where(or_(ranked.c.latest == 1, no_listing))
+    return session.execute(query).all()
 
 
 def recent_medians(
@@ -99,11 +123,9 @@ def references(
     missing = {key for key in keys if key not in found}
     if not missing:
         return found
-    by_gpu: dict[str, list[PriceObservation]] = defaultdict(list)
-    for o in _market_rows(session, {gpu for gpu, _ in missing}):
-        by_gpu[o.gpu_id].append(o)
     # Any age, any launch price: a reference, not a ranking price.
     policy = PricePolicy(now=now, stale_days=10**6, list_price_max_age_days=10**6)
+    by_gpu = market_observations(session, {gpu for gpu, _ in missing}, policy)
     catalog = load_catalog().by_id
     for gpu_id, group in missing:
         newest = market_price(by_gpu[gpu_id], group, policy)

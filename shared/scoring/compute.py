@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -23,7 +23,8 @@ from shared.kit.settings import Settings
 from shared.models import CloudOffer, PriceObservation, Score, ScoreState
 from shared.perfmodel.base import PerformanceModel, Prediction
 from shared.pricing.cloud import CloudPrice, Currency, cheapest_of
-from shared.pricing.market import MarketPrice, PricePolicy, cheapest, market_price
+from shared.pricing.market import MarketPrice, Observation, PricePolicy, cheapest, market_price
+from shared.pricing.window import market_observations
 from shared.sources.status import last_successes, stale_source_names
 
 
@@ -86,12 +87,12 @@ def _compute_rows(
     session: Session, ids: Sequence[str], model: PerformanceModel, settings: Settings
 ) -> list[dict[str, Any]]:
     catalog = load_catalog()
-    observations = _observations_by_gpu(session, ids)
-    offers = _offers_by_gpu(session, ids)
     health = SourceHealth.read(session)
     now = datetime.now(UTC)
     policy = health.policy(settings, now)
     currency = Currency.from_settings(settings, now)
+    observations = market_observations(session, ids, policy)
+    offers = _offers_by_gpu(session, ids, currency)
     rows: list[dict[str, Any]] = []
     for gpu_id in ids:
         gpu = catalog.by_id[gpu_id]
@@ -104,9 +105,16 @@ def _compute_rows(
     return rows
 
 
-def _offers_by_gpu(session: Session, ids: Sequence[str]) -> dict[str, list[CloudOffer]]:
+def _offers_by_gpu(
+    session: Session, ids: Sequence[str], currency: Currency
+) -> dict[str, list[CloudOffer]]:
+    """Offers `cheapest_of` may use: older ones than `stale_days` never are current."""
+    since = currency.now - timedelta(days=currency.stale_days)
+    query = select(CloudOffer).where(
+        col(CloudOffer.gpu_id).in_(ids), col(CloudOffer.observed_at) >= since
+    )
     grouped: dict[str, list[CloudOffer]] = defaultdict(list)
-    for offer in session.exec(select(CloudOffer).where(col(CloudOffer.gpu_id).in_(ids))):
+    for offer in session.exec(query):
         grouped[offer.gpu_id].append(offer)
     return grouped
 
@@ -131,17 +139,6 @@ def _lock_state(session: Session, version: str) -> ScoreState:
     return state
 
 
-def _observations_by_gpu(session: Session, ids: Sequence[str]) -> dict[str, list[PriceObservation]]:
-    query = select(PriceObservation).where(
-        PriceObservation.gpu_id.in_(ids),  # type: ignore[attr-defined]
-        PriceObservation.quarantined == False,  # noqa: E712
-    )
-    grouped: dict[str, list[PriceObservation]] = defaultdict(list)
-    for observation in session.exec(query):
-        grouped[observation.gpu_id].append(observation)
-    return grouped
-
-
 @dataclass(frozen=True, slots=True)
 class SourceHealth:
     """What the market price needs to know about the scrape sources."""
@@ -160,7 +157,7 @@ class SourceHealth:
 
 
 def gpu_prices(
-    observations: Sequence[PriceObservation], policy: PricePolicy
+    observations: Sequence[Observation], policy: PricePolicy
 ) -> dict[str, MarketPrice | None]:
     """The market price per condition ("new", "used", and "any": see `cheapest`)."""
     prices = {

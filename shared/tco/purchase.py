@@ -5,16 +5,16 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from decimal import Decimal
 
-from sqlmodel import Session, select
+from sqlmodel import Session
 
 from shared.builds import assumptions as d
 from shared.builds.assumptions import Sourced
 from shared.builds.build import Build
 from shared.catalog.specs import GpuSpec, load_catalog
 from shared.kit.settings import Settings
-from shared.models import PriceObservation
 from shared.pricing.market import MarketPrice
 from shared.pricing.measures import describe
+from shared.pricing.window import market_observations
 from shared.scoring.compute import SourceHealth, gpu_prices
 from shared.tco.request import TcoInputError, from_request
 from shared.tco.resale import estimate_resale
@@ -24,10 +24,8 @@ from shared.tco.schemas import TcoRequest
 def market_price_for(
     session: Session, gpu_id: str, condition: str, settings: Settings
 ) -> MarketPrice | None:
-    query = select(PriceObservation).where(PriceObservation.gpu_id == gpu_id)
-    observations = session.exec(query).all()
     policy = SourceHealth.read(session).policy(settings, datetime.now(UTC))
-    return gpu_prices(observations, policy)[condition]
+    return gpu_prices(market_observations(session, [gpu_id], policy)[gpu_id], policy)[condition]
 
 
 def price_basis(price: MarketPrice) -> d.Basis:

@@ -12,9 +12,10 @@ from services.api.gpus.schemas import CloudPrice, GpuDetail, GpuSummary
 from services.api.prices.service import market_out, quotes_of
 from shared.catalog.specs import GpuSpec
 from shared.kit.settings import Settings
-from shared.models import CloudOffer, PriceObservation
+from shared.models import CloudOffer
 from shared.pricing.cloud import PRICINGS, Currency, current_offers, to_price
 from shared.pricing.market import market_price
+from shared.pricing.window import market_observations
 from shared.scoring.compute import SourceHealth, gpu_prices
 
 PROVENANCE_FIELDS = ("sources", "notes")
@@ -52,14 +53,9 @@ def _cloud_prices(session: Session, gpu_id: str, currency: Currency) -> list[Clo
 
 
 def detail(session: Session, spec: GpuSpec, settings: Settings) -> GpuDetail:
-    observations = session.exec(
-        select(PriceObservation).where(
-            PriceObservation.gpu_id == spec.id,
-            PriceObservation.quarantined == False,  # noqa: E712
-        )
-    ).all()
     now = datetime.now(UTC)
     policy = SourceHealth.read(session).policy(settings, now)
+    observations = market_observations(session, [spec.id], policy)[spec.id]
     kinds = sorted({o.kind for o in observations})
     latest_by_kind = {}
     for kind in kinds:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 
 from services.api.auth import WriteKey
 from services.api.deps import MAX_OFFSET, SessionDep, SettingsDep, catalog_gpu
@@ -30,6 +30,7 @@ def _utc(since: datetime) -> datetime:
 @router.get("/gpus/{gpu_id}/prices", response_model=PriceHistory)
 def get_prices(
     gpu_id: str,
+    request: Request,
     session: SessionDep,
     settings: SettingsDep,
     condition: Annotated[
@@ -55,6 +56,7 @@ def get_prices(
         limit=limit,
         offset=offset,
         policy=SourceHealth.read(session).policy(settings, datetime.now(UTC)),
+        cache=request.app.state.price_cache,
     )
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import datetime
 
 from sqlalchemy import func, or_
@@ -10,6 +9,7 @@ from sqlalchemy.sql.elements import ColumnElement
 from sqlmodel import Session, col, select
 
 from services.api.errors import InvalidParameter
+from services.api.prices.cache import PriceCache, price_version
 from services.api.prices.schemas import (
     MarketOut,
     PriceHistory,
@@ -28,6 +28,7 @@ from shared.pricing.market import (
 )
 from shared.pricing.measures import describe
 from shared.pricing.quotes import best_for, best_quotes, recent_quotes
+from shared.pricing.window import market_observations
 from shared.sources.names import SCRAPED_SOURCES
 
 QUOTES_SHOWN = 20
@@ -43,11 +44,18 @@ def history(
     limit: int,
     offset: int,
     policy: PricePolicy,
+    cache: PriceCache | None = None,
 ) -> PriceHistory:
     if source is not None:
         _check_source(session, gpu_id, source)
     where = _filters(gpu_id, condition, source, since)
-    total = session.exec(select(func.count()).select_from(PriceObservation).where(*where)).one()
+    cache = cache or PriceCache(max_entries=0)
+    version = price_version(session)
+
+    def count() -> int:
+        return session.exec(select(func.count()).select_from(PriceObservation).where(*where)).one()
+
+    total = cache.get(("total", gpu_id, condition, source, since), version, count)
     query = (
         select(PriceObservation)
         .where(*where)
@@ -59,7 +67,11 @@ def history(
     best, quotes = quotes_of(session, gpu_id, policy.now, policy.stale_days)
     return PriceHistory(
         gpu_id=gpu_id,
-        market=market(session, gpu_id, policy),
+        market=cache.get(
+            ("market", gpu_id, policy.stale_sources, _runs(policy)),
+            version,
+            lambda: market(session, gpu_id, policy),
+        ),
         best_quote=best,
         quotes=quotes,
         total=total,
@@ -67,6 +79,10 @@ def history(
         offset=offset,
         items=items,
     )
+
+
+def _runs(policy: PricePolicy) -> tuple[tuple[str, datetime], ...] | None:
+    return None if policy.last_runs is None else tuple(sorted(policy.last_runs.items()))
 
 
 def _filters(
@@ -124,11 +140,7 @@ def _point(o: PriceObservation) -> PricePoint:
 
 def market(session: Session, gpu_id: str, policy: PricePolicy) -> dict[str, MarketOut | None]:
     """Market price per condition, leaving out stale sources when fresh ones have prices."""
-    query = select(PriceObservation).where(
-        PriceObservation.gpu_id == gpu_id,
-        col(PriceObservation.quarantined).is_(False),
-    )
-    observations: Sequence[PriceObservation] = session.exec(query).all()
+    observations = market_observations(session, [gpu_id], policy)[gpu_id]
     return {
         condition: market_out(market_price(observations, condition, policy))
         for condition in CONDITION_GROUPS

@@ -47,7 +47,7 @@ def _killed_migration(url: str, after: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-@pytest.mark.parametrize("after", ["0002", "0005", "0009"])
+@pytest.mark.parametrize("after", ["0002", "0005", "0009", "0010"])
 def test_a_kill_inside_the_upgrade_leaves_no_trace_and_the_next_start_completes(
     tmp_path: Path, after: str
 ) -> None:
