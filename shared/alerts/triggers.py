@@ -187,6 +187,7 @@ def _price_drop(
         select(PriceObservation).where(
             PriceObservation.gpu_id == trigger.gpu_id,
             PriceObservation.quarantined == False,  # noqa: E712
+            col(PriceObservation.observed_at) >= drop_history_since(now, settings),
         )
     ).all()
     stale = stale_source_names(session)
@@ -194,6 +195,18 @@ def _price_drop(
         f for g in groups if (f := _market_drop(observations, trigger, g, now, stale, settings))
     ]
     return max(firings, key=lambda f: f.data["drop_pct"], default=None)
+
+
+def drop_history_since(now: datetime, settings: Settings) -> datetime:
+    """The oldest price a drop can depend on: a year of scraping is not read per alert.
+
+    Every market price the drop compares is as of a day in the last RECENT_DAYS +
+    DROP_BASELINE_DAYS; one made of rows older than the stale age before that day is
+    stale, so it is never compared and never preferred over a fresh one (nor over a
+    newer stale one); its window reaches `market_window_days` further back.
+    """
+    days = RECENT_DAYS + DROP_BASELINE_DAYS + settings.price_stale_days
+    return now - timedelta(days=days + settings.market_window_days + 1)
 
 
 def _market_as_of(
