@@ -173,9 +173,8 @@ def gpu_page(
     try:
         spec = resolve_gpu(gpu_id, field="gpu_id")
     except InputError as exc:
-        raise HTTPException(
-            404, {"message": f"unknown GPU {gpu_id!r}; see /gpus for the catalog"}
-        ) from exc
+        # The closest ids, as the JSON 404 has them.
+        raise HTTPException(404, {"message": exc.message}) from exc
     view = gpu_view(session, spec, settings, model)
     return HTMLResponse(render("gpu.html", view=view, spec_value=spec_value, title=spec.name))
 

@@ -142,6 +142,8 @@ def test_unknown_gpu_page_is_404(web_client):
     page = web_client.get("/gpus/voodoo-5", headers=BROWSER)
     assert page.status_code == 404
     assert "unknown GPU" in page.text and page.headers["content-type"].startswith("text/html")
+    typo = web_client.get("/gpus/rtx-409", headers=BROWSER)
+    assert typo.status_code == 404 and "did you mean rtx-4090" in typo.text
 
 
 def test_tco_page(web_bundled):
