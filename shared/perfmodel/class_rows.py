@@ -12,6 +12,7 @@ from shared.perfmodel import benchmark_workloads as bw
 from shared.perfmodel import inference as inf
 from shared.perfmodel.benchmark_sources import measurement as bm
 from shared.perfmodel.features import matmul_rate
+from shared.perfmodel.module_power import power_headroom_log
 from shared.perfmodel.workloads import TRAINING_NLP, fp8_rate
 
 REFERENCE_GPU = "rtx-3090"
@@ -42,6 +43,9 @@ class Row:
     # matrix multiplies relative to the reference's (matrix rate at the training precision).
     base_log: float = 0.0
     gemm_time: float = 1.0
+    # Training: log of the module's W per peak TFLOPS against its architecture's best-fed
+    # module (module_power.py), <= 0; the fitted exponent turns it into a clock factor.
+    power_log: float = 0.0
     llm: bw.BenchmarkLlm | None = None
     tp: int = 1
 
@@ -86,7 +90,8 @@ def prepare(
             if base is None:
                 continue
             gemm = gemm_time(gpu, catalog.by_id[REFERENCE_GPU], precision)
-            rows.append(Row(m, gpu, group_key, model_group, math.log(base), gemm))
+            power = power_headroom_log(gpu)
+            rows.append(Row(m, gpu, group_key, model_group, math.log(base), gemm, power))
         elif model_group == inf.LLM_GROUP:
             described = bw.describe(m, gpu)
             if described is None:
