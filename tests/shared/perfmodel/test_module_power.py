@@ -12,7 +12,7 @@ from shared.perfmodel import classeval
 from shared.perfmodel import classfit as cf
 from shared.perfmodel.benchmark_sources import measurement as bm
 from shared.perfmodel.class_params import FittedParams
-from shared.perfmodel.class_rows import prepare
+from shared.perfmodel.class_rows import memory_batch_factor, prepare
 from shared.perfmodel.module_power import power_headroom_log, watts_per_tflops
 
 
@@ -68,8 +68,16 @@ def test_the_power_term_slows_the_matrix_time_of_a_power_short_module():
         log = cf.predict_log(rows["mi325x"], params, None)  # type: ignore[arg-type]
         return math.exp(log - cf.predict_log(rows["mi300x"], params, None))  # type: ignore[arg-type]
 
-    assert ratio(free) == pytest.approx(1.0)
-    assert ratio(limited) == pytest.approx(1000 / 750)
+    # Same peaks: without the power term only the memory batch factor (256 vs 192 GB).
+    specs = load_catalog().by_id
+    batch = {
+        gpu_id: memory_batch_factor(specs[gpu_id], specs["rtx-3090"], bm.TRAINING_NLP, "fp8")
+        for gpu_id in rows
+    }
+    memory = batch["mi325x"] / batch["mi300x"]
+    assert 1.0 < memory < 1.1
+    assert ratio(free) == pytest.approx(memory)
+    assert ratio(limited) == pytest.approx(memory * 1000 / 750)
 
 
 def test_fit_recovers_a_planted_power_exponent():
