@@ -1,7 +1,7 @@
 """The GPU catalog: specs of every GPU the product knows, read from the bundled CSV.
 
 The CSV (`shared/catalog/data/gpu_catalog.csv`) is the team's research catalog (89 GPUs)
-plus the rows added for late 2026 (B300, GB200/GB300 per GPU, MI325X, MI355X, RTX PRO 6000
+plus the rows added for late 2026 (B300, GB200/GB300 per GPU, MI325X, MI350X, MI355X, RTX PRO 6000
 Blackwell Server and Max-Q editions); its columns, conventions and sources are described in
 `gpu_catalog.md` beside it. Catalog ids are the public identifiers of the API and never change.
 """

@@ -166,6 +166,7 @@ FAMILIES: dict[str, Family] = {
     "mi250x": _one("mi250x"),
     "mi300x": _one("mi300x"),
     "mi325x": _one("mi325x"),
+    "mi350x": _one("mi350x"),
     "mi355x": _one("mi355x"),
     "rx 7900 xtx": _one("rx-7900-xtx"),
 }

@@ -14,6 +14,7 @@ from shared.perfmodel import inference as inf
 from shared.perfmodel.benchmark_sources import measurement as bm
 from shared.perfmodel.class_params import GPUS_PER_NODE, FittedParams
 from shared.perfmodel.class_rows import Row
+from shared.perfmodel.module_power import POWER_EXPONENT_PRIOR, POWER_EXPONENT_PRIOR_SD
 from shared.perfmodel.scaling import interconnect_class
 from shared.perfmodel.timemodel import Shares
 from shared.perfmodel.workloads import TRAINING_NLP
@@ -38,6 +39,7 @@ LINKS = ("nvswitch", "bridge", "pcie-p2p", "pcie-no-p2p")
 # Starting (and prior) efficiency per doubling of GPUs in one node.
 ETA_START = 0.95
 NETWORK = "network"
+POWER = "power"
 
 
 class Layout:
@@ -60,6 +62,7 @@ class Layout:
                 self.names.append(f"eta:{NETWORK}")
             benchmarks = {r.m.workload for r in rows if r.m.workload_class == TRAINING_NLP}
             self.names += [f"gemm:{b}" for b in sorted(benchmarks)]
+            self.names.append(POWER)
         if inf.LLM_GROUP in groups:
             self.names.append("matmul")
             stacks = sorted({r.llm.stack for r in rows if r.llm is not None})
@@ -81,6 +84,8 @@ class Layout:
                 x[i] = math.log(OVERHEAD_PRIOR_S)
             elif name.startswith("compute:"):
                 x[i] = math.log(EXTRA_COMPUTE_PRIOR)
+            elif name == POWER:
+                x[i] = POWER_EXPONENT_PRIOR
         return x
 
     def params(self, x: np.ndarray) -> FittedParams:
@@ -108,6 +113,9 @@ class Layout:
                 out.extra_compute[rest] = math.exp(x[i])
             elif kind == "gemm":
                 out.gemm_share[rest] = 1.0 / (1.0 + math.exp(-x[i]))
+            elif kind == POWER:
+                # Between no power limit (0) and throughput ~ power (1): module_power.py.
+                out.power_exponent = min(1.0, max(0.0, float(x[i])))
         for klass, logits in shares.items():
             out.vision_shares[klass] = Shares.from_logits(logits["matmul"], logits["vector"])
         return out
@@ -143,6 +151,8 @@ class Layout:
                 out.append(x[i] / GEMM_PRIOR_SD)
             elif name == "matmul":
                 out.append((x[i] - math.log(MATMUL_PRIOR)) / MATMUL_PRIOR_SD)
+            elif name == POWER:
+                out.append((x[i] - POWER_EXPONENT_PRIOR) / POWER_EXPONENT_PRIOR_SD)
             elif name.startswith("overhead:"):
                 out.append((x[i] - math.log(OVERHEAD_PRIOR_S)) / OVERHEAD_PRIOR_SD)
         return out

@@ -29,6 +29,9 @@ class FittedParams:
     # MLPerf Inference LLM: its throughput counts generated tokens of whole requests, so
     # their prompts' prefill is part of it (the data sets' lengths are not bundled).
     extra_compute: dict[str, float] = field(default_factory=dict)
+    # Exponent of a training module's W per peak TFLOPS against its architecture's
+    # best-fed module (module_power.py): the power-limited clock (0 before 2026.12.3).
+    power_exponent: float = 0.0
 
     def inference(self) -> inf.InferenceParams:
         return inf.InferenceParams(
@@ -51,6 +54,7 @@ class FittedParams:
             },
             "gemm_share": self.gemm_share,
             "extra_compute": self.extra_compute,
+            "power_exponent": self.power_exponent,
         }
 
     @classmethod
@@ -64,6 +68,7 @@ class FittedParams:
             vision_shares={k: Shares(**v) for k, v in data["vision_shares"].items()},
             gemm_share=data.get("gemm_share", {}),
             extra_compute=data.get("extra_compute", {}),
+            power_exponent=data.get("power_exponent", 0.0),
         )
 
 

@@ -11,8 +11,11 @@ from shared.catalog.specs import GpuSpec, load_catalog
 from shared.perfmodel import benchmark_workloads as bw
 from shared.perfmodel import inference as inf
 from shared.perfmodel.benchmark_sources import measurement as bm
-from shared.perfmodel.features import matmul_rate
-from shared.perfmodel.workloads import TRAINING_NLP, fp8_rate
+from shared.perfmodel.features import data_precision, matmul_rate
+from shared.perfmodel.module_power import power_headroom_log
+from shared.perfmodel.params import load_params
+from shared.perfmodel.timemodel import batch_factor
+from shared.perfmodel.workloads import CLASS_FAMILY, TRAINING_NLP, fp8_rate
 
 REFERENCE_GPU = "rtx-3090"
 # Benchmark class -> model group.
@@ -39,18 +42,37 @@ class Row:
     group: tuple[str, str, str, str, str | None]
     model_group: str
     # Training: log of the Lambda-calibrated prediction, and the GPU's time for the same
-    # matrix multiplies relative to the reference's (matrix rate at the training precision).
+    # matrix multiplies relative to the reference's (matrix rate at the training precision,
+    # batch factor of its memory).
     base_log: float = 0.0
     gemm_time: float = 1.0
+    # Training: log of the module's W per peak TFLOPS against its architecture's best-fed
+    # module (module_power.py), <= 0; the fitted exponent turns it into a clock factor.
+    power_log: float = 0.0
     llm: bw.BenchmarkLlm | None = None
     tp: int = 1
 
 
-def gemm_time(gpu: GpuSpec, ref: GpuSpec, precision: str) -> float:
+def gemm_time(gpu: GpuSpec, ref: GpuSpec, precision: str, klass: str = TRAINING_NLP) -> float:
     """Time of the same matrix multiplies on `gpu` relative to `ref` (each at its own
-    training precision: FP8 where the hardware has it for transformers)."""
+    training precision: FP8 where the hardware has it for transformers), at the batch
+    each GPU's memory allows: the Lambda batch factor that the calibrated base carries
+    applies to the matrix multiplies too (bigger batches are bigger, better-used GEMMs)."""
     ref_rate = matmul_rate(ref, "fp16") or ref.fp32_tflops
-    return ref_rate / (matmul_rate(gpu, precision) or gpu.fp32_tflops)
+    peak = ref_rate / (matmul_rate(gpu, precision) or gpu.fp32_tflops)
+    return peak / memory_batch_factor(gpu, ref, klass, precision)
+
+
+def memory_batch_factor(gpu: GpuSpec, ref: GpuSpec, klass: str, precision: str) -> float:
+    """The Lambda fit's batch-size factor of `gpu` against `ref` (geometric mean over the
+    family's workloads; 1 for CNNs, whose batches already fill the GPU)."""
+    family = load_params().families[CLASS_FAMILY[klass]]
+    dprec = data_precision(precision)
+    logs = [
+        math.log(batch_factor(gpu, ref, family.fixed_memory_gb[w][dprec], family.batch_exponent))
+        for w in family.workloads
+    ]
+    return math.exp(sum(logs) / len(logs))
 
 
 def training_precision(workload_class: str, gpu: GpuSpec) -> str:
@@ -85,8 +107,9 @@ def prepare(
             base = training_base(gpu, klass, precision)
             if base is None:
                 continue
-            gemm = gemm_time(gpu, catalog.by_id[REFERENCE_GPU], precision)
-            rows.append(Row(m, gpu, group_key, model_group, math.log(base), gemm))
+            gemm = gemm_time(gpu, catalog.by_id[REFERENCE_GPU], precision, klass)
+            power = power_headroom_log(gpu)
+            rows.append(Row(m, gpu, group_key, model_group, math.log(base), gemm, power))
         elif model_group == inf.LLM_GROUP:
             described = bw.describe(m, gpu)
             if described is None:

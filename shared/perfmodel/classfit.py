@@ -54,7 +54,10 @@ def predict_log(row: Row, params: FittedParams, ref: GpuSpec) -> float:
     if row.model_group == inf.TRAINING_GROUP:
         offset = params.arch_log.get(inf.TRAINING_GROUP, {}).get(gpu.architecture, 0.0)
         share = params.gemm_share.get(row.m.workload, 0.0)
-        value = training_time_log(row.base_log, row.gemm_time, share) + offset
+        # A module short of power per peak TFLOPS cannot hold its clock in dense matrix
+        # multiplies, the kernels that draw the most power (module_power.py).
+        gemm = row.gemm_time * math.exp(-params.power_exponent * row.power_log)
+        value = training_time_log(row.base_log, gemm, share) + offset
         eta = params.eta.get(interconnect_class(gpu), ETA_START)
         return value + math.log(per_gpu_scaling(eta, params.network_eta, row.m.gpus_per_system))
     p = params.inference()
@@ -100,6 +103,7 @@ def fit(
             out.eta = {**lambda_eta(), **part.eta}
             out.network_eta = part.network_eta
             out.gemm_share = part.gemm_share
+            out.power_exponent = part.power_exponent
         elif group == inf.LLM_GROUP:
             out.matmul_efficiency = part.matmul_efficiency
             out.step_overhead_s = part.step_overhead_s

@@ -66,6 +66,9 @@ ALLREDUCE_BANDWIDTH_GBS: dict[str, float] = {
     "pcie-no-p2p": 10.0,
 }
 
+# PCIe cards under one CPU socket's root complex in a dual-socket 8-card server (4 + 4).
+PCIE_GPUS_PER_SOCKET = 4
+
 LLM_GROUP, VISION_GROUP, TRAINING_GROUP = "llm", "vision", "training"
 
 
@@ -148,6 +151,10 @@ def allreduce_s(workload: LlmWorkload, tp: int, link: str) -> float:
         return 0.0
     if link == "bridge" and tp > 2:
         link = "pcie-p2p"  # a bridge joins two cards; a wider group talks over PCIe
+    if link == "pcie-p2p" and tp > PCIE_GPUS_PER_SOCKET:
+        # Eight PCIe cards sit behind two CPU sockets: the ring crosses the inter-socket
+        # link, where peer-to-peer does not reach, so it runs through host memory.
+        link = "pcie-no-p2p"
     layers, hidden = estimate_shape(workload.params_b)
     volume = workload.batch * hidden * KV_BYTES * 2.0 * (tp - 1) / tp
     per_reduce = ALLREDUCE_LATENCY_US[link] * 1e-6 + volume / (ALLREDUCE_BANDWIDTH_GBS[link] * 1e9)

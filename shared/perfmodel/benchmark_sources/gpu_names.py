@@ -55,6 +55,7 @@ GPU_NAME_MAP: dict[str, str] = {
     "AMD Instinct MI325X 256GB HBM3E": "mi325x",
     "AMD Instinct MI325X 256GB HBM3e": "mi325x",
     "AMD Instinct MI325X 256GB HBM3E DLC": "mi325x",
+    "AMD Instinct MI350X": "mi350x",
     "AMD Instinct MI355X": "mi355x",
     "AMD Radeon RX 7900 XTX": "rx-7900-xtx",
     # llmperf (RunPod names; "RTX A6000 ADA" is RunPod's name for the RTX 6000 Ada).
@@ -110,7 +111,6 @@ UNMAPPED_NAME_REASONS: dict[str, str] = {
     "DaVinci": SKIP_NOT_GPU,
     # H200 run at 1000 W (stock 700 W): a power-configured variant.
     "NVIDIA H200-SXM-141GB-CTS": SKIP_POWER,
-    "AMD Instinct MI350X": SKIP_NOT_IN_CATALOG,
     "NVIDIA Jetson AGX Orin 64G": SKIP_NOT_IN_CATALOG,
     "Nvidia Spark": SKIP_NOT_IN_CATALOG,
     "Nvidia RTX A2000": SKIP_NOT_IN_CATALOG,

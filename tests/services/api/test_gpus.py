@@ -58,3 +58,11 @@ def test_paths_shared_with_html_pages_vary_on_accept(market_client):
     assert json_answer.headers["content-type"].startswith("application/json")
     page = market_client.get("/gpus/rtx-3090", headers={"Accept": "text/html"})
     assert page.headers["content-type"].startswith("text/html") and page.headers["vary"] == "Accept"
+
+
+def test_the_mi350x_added_for_model_v2_is_listed_with_its_sources(market_client):
+    body = market_client.get("/gpus/MI350X").json()
+    assert body["id"] == "mi350x" and body["specs"]["memory_gb"] == 288
+    assert "gpupoet:amd-instinct-mi350x" in body["provenance"]["sources"]
+    amd = market_client.get("/gpus", params={"vendor": "AMD", "limit": 100}).json()
+    assert "mi350x" in {g["id"] for g in amd["items"]}

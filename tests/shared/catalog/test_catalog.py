@@ -1,5 +1,5 @@
 """The GPU catalog: invariants of every row, and the GPUs added for late 2026 (B300,
-GB200/GB300 per GPU, MI325X, MI355X, RTX PRO 6000 Blackwell Server and Max-Q editions)."""
+GB200/GB300 per GPU, MI325X, MI350X, MI355X, RTX PRO 6000 Blackwell Server and Max-Q editions)."""
 
 from __future__ import annotations
 
@@ -38,6 +38,7 @@ NEW_GPUS = {
     "gb200": (186, 8000, 1200, "superchip", True),
     "gb300": (288, 8000, 1400, "superchip", True),
     "mi325x": (256, 6000, 1000, "oam", True),
+    "mi350x": (288, 8000, 1000, "oam", True),
     "mi355x": (288, 8000, 1400, "oam", True),
     "rtx-pro-6000-blackwell-server": (96, 1597, 600, "pcie", True),
     "rtx-pro-6000-blackwell-max-q": (96, 1792, 300, "pcie", True),
@@ -45,7 +46,7 @@ NEW_GPUS = {
 
 
 def test_ids_and_names_are_unique(catalog):
-    assert len(set(catalog.ids)) == len(catalog) == 96
+    assert len(set(catalog.ids)) == len(catalog) == 97
     assert len({gpu.name for gpu in catalog.gpus}) == len(catalog)
 
 
@@ -96,6 +97,12 @@ def test_dense_rates_follow_the_datasheets(catalog):
         assert getattr(by_id["mi325x"], column) == getattr(by_id["mi300x"], column)
     assert by_id["mi355x"].architecture == "CDNA 4" and by_id["mi355x"].tf32_tensor_tflops is None
     assert by_id["mi355x"].fp16_tensor_tflops == pytest.approx(256 * 4096 * 2.4e9 / 1e12, abs=0.1)
+    # MI350X: the MI355X die at 2200 MHz and 1000 W, same memory.
+    mi350x, mi355x = by_id["mi350x"], by_id["mi355x"]
+    assert mi350x.fp16_tensor_tflops == pytest.approx(256 * 4096 * 2.2e9 / 1e12, abs=0.1)
+    assert mi350x.fp8_tensor_tflops == pytest.approx(2 * 256 * 4096 * 2.2e9 / 1e12, abs=0.1)
+    assert (mi350x.sm_count, mi350x.memory_gb) == (mi355x.sm_count, mi355x.memory_gb)
+    assert mi350x.tf32_tensor_tflops is None
     # The three RTX PRO 6000 Blackwell editions: one GB202 configuration, three boards.
     workstation = by_id["rtx-pro-6000-blackwell"]
     server = by_id["rtx-pro-6000-blackwell-server"]
@@ -153,6 +160,8 @@ def test_new_architectures_are_extrapolated_with_a_wider_interval(model, catalog
         ("AMD Instinct MI325X 256GB", "mi325x"),
         ("Instinct MI355X", "mi355x"),
         ("MI355", "mi355x"),
+        ("MI350X", "mi350x"),
+        ("AMD Instinct MI350X", "mi350x"),
         ("RTX PRO 6000 Blackwell Server Edition", "rtx-pro-6000-blackwell-server"),
         ("RTX PRO 6000 Server", "rtx-pro-6000-blackwell-server"),
         ("RTXPRO6000BSE", "rtx-pro-6000-blackwell-server"),
@@ -168,7 +177,7 @@ def test_common_spellings_resolve(spelling, gpu_id):
     assert resolve_alias(spelling) == gpu_id
 
 
-@pytest.mark.parametrize("spelling", ["Blackwell Ultra", "RTX PRO 6000D", "MI350X", "B300 PCIe"])
+@pytest.mark.parametrize("spelling", ["Blackwell Ultra", "RTX PRO 6000D", "MI350", "B300 PCIe"])
 def test_other_cards_do_not_resolve(spelling):
     assert resolve_alias(spelling) is None
 

@@ -15,8 +15,9 @@ from shared.perfmodel.benchmark_sources import measurement as bm
 from shared.perfmodel.benchmarks import load_all
 from shared.perfmodel.class_layout import scaled_links
 from shared.perfmodel.class_params import FittedParams
-from shared.perfmodel.class_rows import prepare, table_of
+from shared.perfmodel.class_rows import memory_batch_factor, prepare, table_of
 from shared.perfmodel.classmodel import load_class_params
+from shared.perfmodel.module_power import POWER_EXPONENT_PRIOR
 
 GPUS = (
     "rtx-3090",
@@ -186,9 +187,17 @@ def test_fit_recovers_a_planted_matrix_multiply_share_per_benchmark():
     # Pairs of one architecture that differ in bandwidth or matrix rate tell the share
     # from the architecture offsets.
     gpus = ("a100-40gb-sxm4", "a100-80gb-sxm4", "h100-pcie", "h100-sxm5", "h200-sxm", "b200")
-    planted = FittedParams(gemm_share={"llama2_70b_lora": 0.9, "bert": 0.2})
+    # The power exponent is planted at its prior, as the offsets are (0).
+    planted = FittedParams(
+        gemm_share={"llama2_70b_lora": 0.9, "bert": 0.2}, power_exponent=POWER_EXPONENT_PRIOR
+    )
     rows = []
-    benchmarks = (("llama2_70b_lora", {"l1": 1.0, "l2": 5.0}), ("bert", {"b1": 2.0, "b2": 0.1}))
+    # The memory batch factor scales both parts of the time, so a pair tells the share by
+    # bandwidth and matrix rate alone: a dozen tables each outweigh the share's wide prior.
+    benchmarks = (
+        ("llama2_70b_lora", {f"l{i}": float(i) for i in range(1, 13)}),
+        ("bert", {f"b{i}": 1.0 / i for i in range(1, 13)}),
+    )
     for benchmark, tables in benchmarks:
         for r in _training_rows(benchmark, tables, gpus):
             value = math.exp(cf.predict_log(r, planted, None)) * tables[r.m.table_id]  # type: ignore[arg-type]
@@ -199,8 +208,14 @@ def test_fit_recovers_a_planted_matrix_multiply_share_per_benchmark():
 
 
 def test_a_matrix_bound_benchmark_sees_no_bandwidth_gain():
-    # H200 = H100 compute with 43 % more bandwidth: all-GEMM training runs them alike.
+    # H200 = H100 compute with 43 % more bandwidth: all-GEMM training gains nothing from
+    # it, only the larger batch its 141 GB allow (the Lambda batch factor).
     rows = {r.gpu.id: r for r in _training_rows("gpt3", {"t": 1.0}, ("h100-sxm5", "h200-sxm"))}
+    specs = load_catalog().by_id
+    batch = {
+        gpu_id: memory_batch_factor(specs[gpu_id], specs["rtx-3090"], bm.TRAINING_NLP, "fp8")
+        for gpu_id in rows
+    }
     bound = FittedParams(gemm_share={"gpt3": 1.0})
     lambda_mix = FittedParams()
     ratio = {
@@ -209,7 +224,8 @@ def test_a_matrix_bound_benchmark_sees_no_bandwidth_gain():
         )
         for name, p in (("bound", bound), ("lambda", lambda_mix))
     }
-    assert ratio["bound"] == pytest.approx(1.0)
+    assert ratio["bound"] == pytest.approx(batch["h200-sxm"] / batch["h100-sxm5"])
+    assert 1.0 < ratio["bound"] < ratio["lambda"]
     assert ratio["lambda"] > 1.15
 
 

@@ -106,3 +106,12 @@ def test_extra_matrix_work_per_token_only_costs_compute(catalog):
     # H200 = H100 compute with more bandwidth: its edge shrinks as matrix work grows.
     edge = _decode(h200, plain) / _decode(h100, plain)
     assert 1.0 <= _decode(h200, prefilled) / _decode(h100, prefilled) < edge
+
+
+def test_more_than_four_pcie_cards_all_reduce_through_host_memory():
+    # Four cards per CPU socket: an 8-card ring crosses the socket link like no-P2P cards.
+    workload = LlmWorkload(70, weights="fp16", batch=64)
+    assert inf.allreduce_s(workload, 4, "pcie-p2p") < inf.allreduce_s(workload, 4, "pcie-no-p2p")
+    assert inf.allreduce_s(workload, 8, "pcie-p2p") == inf.allreduce_s(workload, 8, "pcie-no-p2p")
+    assert inf.allreduce_s(workload, 8, "bridge") == inf.allreduce_s(workload, 8, "pcie-no-p2p")
+    assert inf.allreduce_s(workload, 8, "nvswitch") < inf.allreduce_s(workload, 8, "pcie-p2p")
