@@ -64,10 +64,6 @@ class InProcessDispatcher(Dispatcher):
         self._stopping = False
         self._thread: threading.Thread | None = None
 
-    @property
-    def owner(self) -> str:
-        return self._owner
-
     def attach(self, context: Any) -> None:
         """The first argument of every job (a shared.kit.context.Context, whose engine
         holds the queue)."""
@@ -170,7 +166,8 @@ class InProcessDispatcher(Dispatcher):
         engine = self._engine()
         claimed = jobqueue.claim(engine, self._owner, self._coalesce)
         if claimed is None:
-            # Rows of a process that died (or hung) are this process's to run.
+            # Rows of a process that died (or hung) are this process's to run, and so are
+            # its own left claimed by a failed finish or retry (nothing of it runs now).
             if jobqueue.release_stale(engine, self._owner, self._retry.lease_s) > 0:
                 return 0
             due = jobqueue.next_due(engine)

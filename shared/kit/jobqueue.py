@@ -185,21 +185,20 @@ def fail(
 
 def release_stale(engine: Engine, owner: str, lease_s: float, now: datetime | None = None) -> int:
     """Return to the queue the rows of processes that died (on this host) or that have held
-    them longer than the lease; the count released."""
+    them longer than the lease, and `owner`'s own (its caller runs nothing now: a claim it
+    still holds was left by a finish or retry that could not be written); the count."""
     at = now or datetime.now(UTC)
     host = socket.gethostname()
     released = 0
     with Session(engine) as session:
         owners = session.exec(
-            select(QueuedJob.claimed_by)
-            .where(col(QueuedJob.claimed_by).is_not(None), col(QueuedJob.claimed_by) != owner)
-            .distinct()
+            select(QueuedJob.claimed_by).where(col(QueuedJob.claimed_by).is_not(None)).distinct()
         ).all()
         for other in owners:
             if other is None:
                 continue
             query = update(QueuedJob).where(col(QueuedJob.claimed_by) == other)
-            if not owner_dead(other, host):
+            if other != owner and not owner_dead(other, host):
                 query = query.where(col(QueuedJob.claimed_at) < at - timedelta(seconds=lease_s))
             result = session.execute(query.values(claimed_by=None, claimed_at=None))
             released += int(getattr(result, "rowcount", 0) or 0)

@@ -137,3 +137,25 @@ def test_unknown_jobs_are_refused_when_queued(queue: Engine) -> None:
     with pytest.raises(KeyError, match="no in-process job"):
         dispatcher.send(TaskCall("no.such", (), "compute"))
     assert _rows(queue) == []
+
+
+def test_a_claim_left_by_a_failed_finish_is_run_again(
+    queue: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    finish = jobqueue.finish
+    calls = {"n": 0}
+
+    def flaky_finish(*args: Any) -> None:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise TimeoutError("database is locked")
+        finish(*args)
+
+    monkeypatch.setattr(jobqueue, "finish", flaky_finish)
+    jobs = Jobs()
+    dispatcher = _dispatcher(queue, jobs)
+    dispatcher.send(_call(["rtx-4090"]))
+    # The first run's row stayed claimed by this process; the next pass releases it.
+    wait_for(lambda: len(jobs.runs) == 2 or None, 20, "the second run")
+    dispatcher.shutdown()
+    assert jobs.runs == [(RECOMPUTE, (["rtx-4090"],))] * 2 and _rows(queue) == []
