@@ -12,6 +12,7 @@ from shared.perfmodel import benchmark_workloads as bw
 from shared.perfmodel import inference as inf
 from shared.perfmodel.benchmark_sources import measurement as bm
 from shared.perfmodel.features import data_precision, matmul_rate
+from shared.perfmodel.matrix_clock import matrix_fraction
 from shared.perfmodel.module_power import power_headroom_log
 from shared.perfmodel.params import load_params
 from shared.perfmodel.timemodel import batch_factor
@@ -49,6 +50,9 @@ class Row:
     # Training: log of the module's W per peak TFLOPS against its architecture's best-fed
     # module (module_power.py), <= 0; the fitted exponent turns it into a clock factor.
     power_log: float = 0.0
+    # Training: share of the GPU's own time in matrix multiplies in the Lambda mix of the
+    # base (matrix_clock.py): the power-limited clock slows that part too.
+    matrix_fraction: float = 0.0
     llm: bw.BenchmarkLlm | None = None
     tp: int = 1
 
@@ -109,7 +113,9 @@ def prepare(
                 continue
             gemm = gemm_time(gpu, catalog.by_id[REFERENCE_GPU], precision, klass)
             power = power_headroom_log(gpu)
-            rows.append(Row(m, gpu, group_key, model_group, math.log(base), gemm, power))
+            ref = catalog.by_id[REFERENCE_GPU]
+            fraction = matrix_fraction(gpu, ref, CLASS_FAMILY[klass], precision)
+            rows.append(Row(m, gpu, group_key, model_group, math.log(base), gemm, power, fraction))
         elif model_group == inf.LLM_GROUP:
             described = bw.describe(m, gpu)
             if described is None:

@@ -195,7 +195,9 @@ def render(evaluation: Evaluation) -> str:
         "Inference LLM: "
         + ", ".join(f"{k} {v:.1f}" for k, v in sorted(fitted.extra_compute.items())),
         "- exponent of a server module's W per peak TFLOPS against its architecture's "
-        f"best-fed module, on the matrix-multiply time (training): {fitted.power_exponent:.2f}",
+        "best-fed module, on the matrix-multiply time (training: the benchmark's large "
+        "matrix multiplies and the Lambda mix's matrix share; the product applies it to "
+        f"the latter): {fitted.power_exponent:.2f}",
         "- 80 % interval half-widths (log): "
         + ", ".join(f"{k} {v:.3f}" for k, v in sorted(evaluation.half_width.items())),
         "",
