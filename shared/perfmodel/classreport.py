@@ -17,7 +17,8 @@ from shared.perfmodel.benchmarks import load_all
 from shared.perfmodel.class_rows import prepare
 from shared.perfmodel.classeval import Evaluation, product_class, quantile, training_base
 from shared.perfmodel.classmodel import CLASS_MODEL_VERSION
-from shared.perfmodel.classreport_rounds import FOURTH_ROUND, left_out
+from shared.perfmodel.classreport_rounds import FIFTH_ROUND, FOURTH_ROUND, left_out
+from shared.perfmodel.classreport_served import served_lines
 from shared.perfmodel.pair_scores import Scored, Summary, percent, summarize
 from shared.perfmodel.pairs import GPU_PAIR, SCALING_PAIR
 
@@ -289,6 +290,9 @@ def render(evaluation: Evaluation) -> str:
         "",
         FOURTH_ROUND,
         "",
+        FIFTH_ROUND,
+        "",
+        *served_lines(evaluation),
         "## Why the unmet targets are unmet",
         "",
         "- training-nlp: the largest held-out errors are differences that no spec in the "
@@ -320,7 +324,8 @@ def render(evaluation: Evaluation) -> str:
         "say, and a power limit would push the other way. No spec-based term fixes both; "
         "an L40S or submitter offset would, and the model has none by design. Then "
         "Mixtral on B200 (2.05x H200 measured, 2.75x modelled, at the FP4 the model "
-        "assumes for Blackwell; the submission's precision is not stated). Memory for the "
+        "assumes for Blackwell; the submission's precision is not stated, and FP8 instead "
+        "did worse held out, round five). Memory for the "
         "KV cache at serving batches (free memory setting the batch) was tried in round "
         "two, and the largest batch that fits for the rows the nominal one does not, in "
         "round four; neither helped held-out tables.",

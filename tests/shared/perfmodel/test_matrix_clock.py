@@ -96,3 +96,33 @@ def test_served_training_prediction_is_the_fits_row_prediction(klass):
         assert served is not None
         evaluated = math.exp(cf.predict_log(row, fitted, None))  # type: ignore[arg-type]
         assert served.single.relative_throughput == pytest.approx(evaluated, rel=1e-9), row.gpu.id
+
+
+def test_served_params_drop_only_the_benchmark_matrix_shares():
+    fitted = load_class_params().fitted
+    served = classeval.served_params(fitted)
+    assert served.gemm_share == {} and fitted.gemm_share
+    assert served.power_exponent == fitted.power_exponent > 0.0
+    assert served.arch_log == fitted.arch_log
+
+
+def test_the_report_scores_the_served_training_prediction_on_the_same_refits(tmp_path):
+    from shared.perfmodel import classreport
+    from shared.perfmodel.benchmarks import load_all
+
+    measurements = [
+        m
+        for m in load_all(include_in_sample=False).measurements
+        if m.dataset == bm.MLPERF_TRAINING and m.workload == "llama2_70b_lora"
+    ]
+    evaluation = classeval.evaluate(workers=1, measurements=measurements)
+    training_logo = [s for s in evaluation.logo if s.pair.workload_class == bm.TRAINING_NLP]
+    assert evaluation.served_loto
+    assert len(evaluation.served_logo) == len(training_logo)
+    # Llama 2 70B LoRA's fitted matrix share is large: the served errors differ.
+    assert [s.model_log_error for s in evaluation.served_logo] != [
+        s.model_log_error for s in training_logo
+    ]
+    text = classreport.write_report(tmp_path / "classes.md", evaluation).read_text()
+    assert "## The served training prediction on the same protocol" in text
+    assert "| leave one GPU out | training (cv + nlp) |" in text
