@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from shared.catalog.specs import GpuSpec, load_catalog
 from shared.perfmodel import benchmark_workloads as bw
@@ -128,6 +128,9 @@ def prepare(
                 if found is None:
                     continue
                 tp = found
+                # The nominal batch picks the split; the run fills its memory with requests.
+                batch = inf.filled_batch(gpu, described.workload, tp)
+                described = replace(described, workload=described.workload.with_batch(batch))
             rows.append(Row(m, gpu, group_key, model_group, llm=described, tp=tp))
         else:
             rows.append(Row(m, gpu, group_key, model_group))
