@@ -323,12 +323,11 @@ def render(evaluation: Evaluation) -> str:
         "0.6x the H100 NVL, where the model says 1.9x and 0.42x: faster than its specs "
         "say, and a power limit would push the other way. No spec-based term fixes both; "
         "an L40S or submitter offset would, and the model has none by design. Then "
-        "Mixtral on B200 (2.05x H200 measured, 2.75x modelled, at the FP4 the model "
+        "Mixtral on B200 (2.05x H200 measured, 2.33x modelled, at the FP4 the model "
         "assumes for Blackwell; the submission's precision is not stated, and FP8 instead "
-        "did worse held out, round five). Memory for the "
-        "KV cache at serving batches (free memory setting the batch) was tried in round "
-        "two, and the largest batch that fits for the rows the nominal one does not, in "
-        "round four; neither helped held-out tables.",
+        "did worse held out, round five). Memory for the KV cache at serving batches "
+        "helped only in its third form (18): the batch that fills the split the nominal "
+        "batch picks; the two earlier forms did not help held-out tables.",
         "- llm-prefill: one table (llama.cpp PR #4766: RTX 3090 against Tesla P40, three "
         "pp512 quantisations run on both). The other bundled prompt-processing rows (llama.cpp PR "
         "#6017, #19378, geerlingguy issues #40 and #46) each hold one GPU, so they give no "
