@@ -6,7 +6,9 @@ parameter counts; bits per weight of llama.cpp quantisations are llama.cpp's fil
 of LLaMA 7B (its quantize README) divided by 6.74 B parameters; Ollama's default tag is
 Q4_K_M (about 4.85 bits). MLPerf serving runs at large batches in the lowest precision
 the hardware has (FP4 on Blackwell, FP8 on Hopper, Ada and CDNA 3, INT8 before); its
-batch is not published, so a nominal serving batch is used.
+batch is not published: a nominal serving batch picks the tensor-parallel split that holds
+it, and the run is taken to fill that split's free memory with KV cache
+(`class_rows.prepare`, `inference.filled_batch`).
 """
 
 from __future__ import annotations

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from shared.catalog.specs import GpuSpec, load_catalog
 from shared.perfmodel import benchmark_workloads as bw
 from shared.perfmodel import inference as inf
 from shared.perfmodel.benchmark_sources import measurement as bm
 from shared.perfmodel.features import data_precision, matmul_rate
+from shared.perfmodel.matrix_clock import matrix_fraction
 from shared.perfmodel.module_power import power_headroom_log
 from shared.perfmodel.params import load_params
 from shared.perfmodel.timemodel import batch_factor
@@ -49,6 +50,9 @@ class Row:
     # Training: log of the module's W per peak TFLOPS against its architecture's best-fed
     # module (module_power.py), <= 0; the fitted exponent turns it into a clock factor.
     power_log: float = 0.0
+    # Training: share of the GPU's own time in matrix multiplies in the Lambda mix of the
+    # base (matrix_clock.py): the power-limited clock slows that part too.
+    matrix_fraction: float = 0.0
     llm: bw.BenchmarkLlm | None = None
     tp: int = 1
 
@@ -109,7 +113,9 @@ def prepare(
                 continue
             gemm = gemm_time(gpu, catalog.by_id[REFERENCE_GPU], precision, klass)
             power = power_headroom_log(gpu)
-            rows.append(Row(m, gpu, group_key, model_group, math.log(base), gemm, power))
+            ref = catalog.by_id[REFERENCE_GPU]
+            fraction = matrix_fraction(gpu, ref, CLASS_FAMILY[klass], precision)
+            rows.append(Row(m, gpu, group_key, model_group, math.log(base), gemm, power, fraction))
         elif model_group == inf.LLM_GROUP:
             described = bw.describe(m, gpu)
             if described is None:
@@ -122,6 +128,9 @@ def prepare(
                 if found is None:
                     continue
                 tp = found
+                # The nominal batch picks the split; the run fills its memory with requests.
+                batch = inf.filled_batch(gpu, described.workload, tp)
+                described = replace(described, workload=described.workload.with_batch(batch))
             rows.append(Row(m, gpu, group_key, model_group, llm=described, tp=tp))
         else:
             rows.append(Row(m, gpu, group_key, model_group))

@@ -15,7 +15,7 @@ import math
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -30,7 +30,7 @@ from shared.perfmodel.class_rows import Row, gpu_of, prepare, row_key, table_of
 from shared.perfmodel.classmodel import CLASS_MODEL_VERSION, params_path
 from shared.perfmodel.pair_predictors import PerGpu, Predictor
 from shared.perfmodel.pair_scores import Scored, score_pairs
-from shared.perfmodel.pairs import GPU_PAIR, build_groups, gpu_pairs, scaling_pairs
+from shared.perfmodel.pairs import GPU_PAIR, Pair, build_groups, gpu_pairs, scaling_pairs
 from shared.perfmodel.workloads import CLASS_FAMILY, LLM_SERVING
 
 INTERVAL_QUANTILE = 0.8
@@ -57,6 +57,9 @@ class Evaluation:
     # Coverage of the 80 % interval by class, each table scored with widths from others.
     coverage: dict[str, float]
     rows: int
+    # Training pairs scored as the product predicts them (served_params): the same refits.
+    served_loto: list[Scored] = field(default_factory=list)
+    served_logo: list[Scored] = field(default_factory=list)
 
 
 def _predictor(params: FittedParams, by_key: dict[tuple[str, ...], Row]) -> Predictor:
@@ -69,6 +72,16 @@ def _predictor(params: FittedParams, by_key: dict[tuple[str, ...], Row]) -> Pred
         return PerGpu(math.exp(cf.predict_log(row, params, ref)))
 
     return predict
+
+
+def served_params(params: FittedParams) -> FittedParams:
+    """The parameters as the product's training classes use them: Lambda's mix, no
+    benchmark-specific matrix-multiply share (the power clock and offsets as fitted)."""
+    return replace(params, gemm_share={})
+
+
+def _training_pairs(pairs: Sequence[Pair]) -> list[Pair]:
+    return [p for p in pairs if p.workload_class in (bm.TRAINING_CV, bm.TRAINING_NLP)]
 
 
 def _fit_without(args: tuple[Sequence[Row], str, str, FittedParams]) -> FittedParams:
@@ -93,19 +106,25 @@ def evaluate(workers: int = 2, measurements: Sequence[bm.Measurement] | None = N
     with ProcessPoolExecutor(max_workers=workers) as pool:
         fits = list(pool.map(_fit_without, jobs))
     loto: list[Scored] = []
+    served_loto: list[Scored] = []
     for table, params in zip(tables, fits[: len(tables)], strict=True):
         held = [m for m in measurements if f"{m.dataset}|{m.table_id}" == table]
         groups = build_groups(held)
         pairs = gpu_pairs(groups) + scaling_pairs(groups)
         loto += score_pairs(pairs, _predictor(params, by_key))[0]
+        served = _predictor(served_params(params), by_key)
+        served_loto += score_pairs(_training_pairs(gpu_pairs(groups)), served)[0]
     all_groups = build_groups(measurements)
     all_pairs = gpu_pairs(all_groups)
     logo: list[Scored] = []
+    served_logo: list[Scored] = []
     for gpu_id, params in zip(gpus, fits[len(tables) :], strict=True):
         pairs = [p for p in all_pairs if gpu_id in (p.gpu_a, p.gpu_b)]
         logo += score_pairs(pairs, _predictor(params, by_key))[0]
+        served = _predictor(served_params(params), by_key)
+        served_logo += score_pairs(_training_pairs(pairs), served)[0]
     half_width, coverage = _intervals([s for s in loto if s.pair.kind == GPU_PAIR])
-    return Evaluation(full, loto, logo, half_width, coverage, len(rows))
+    return Evaluation(full, loto, logo, half_width, coverage, len(rows), served_loto, served_logo)
 
 
 def quantile(errors: Sequence[float], q: float) -> float:

@@ -24,7 +24,10 @@ from shared.perfmodel.base import Prediction
 from shared.perfmodel.calibrated import CalibratedModel
 from shared.perfmodel.class_params import FittedParams, per_gpu_scaling
 from shared.perfmodel.features import rates
+from shared.perfmodel.lambda_data import canonical_workload
+from shared.perfmodel.matrix_clock import matrix_clock_log, matrix_fraction
 from shared.perfmodel.memory import MemoryEstimate, fits, llm_memory
+from shared.perfmodel.module_power import power_headroom_log
 from shared.perfmodel.scaling import NETWORK_EFFICIENCY, balanced_nodes, interconnect_class
 from shared.perfmodel.workloads import (
     CLASS_BASIS,
@@ -40,7 +43,7 @@ from shared.perfmodel.workloads import (
     task_class,
 )
 
-CLASS_MODEL_VERSION = "calibrated-2026.12.3"
+CLASS_MODEL_VERSION = "calibrated-2026.12.4"
 PARAMS_DIR = Path(__file__).parent / "params"
 # Software stack whose fitted per-step overhead a class uses: single-user decode as in
 # llama.cpp / Ollama, serving as in vLLM.
@@ -171,12 +174,20 @@ class ClassModel:
         # Lambda's measurements too: MLPerf's many submitters are the wider evidence of
         # an architecture's training speed (docs/model/classes.md, "looked at").
         offset = self.params.fitted.arch_log.get(inf.TRAINING_GROUP, {})
-        shift = offset.get(gpu.architecture, 0.0)
-        if shift:
-            value *= math.exp(shift)
+        arch = offset.get(gpu.architecture, 0.0)
+        if arch:
+            explanation += f"; {gpu.architecture} offset x{math.exp(arch):.2f} (MLPerf fit)"
+        # A power-short module's matrix multiplies, as in the fit's rows (matrix_clock.py).
+        clock = self._matrix_clock_log(gpu, klass, precision, workload)
+        if clock:
+            explanation += (
+                f"; matrix multiplies at the power-limited clock of {gpu.tdp_w} W: "
+                f"x{math.exp(clock):.2f}"
+            )
+        if arch or clock:
+            value *= math.exp(arch + clock)
             interval = self._interval(klass, value)
             basis = "calibrated-model"
-            explanation += f"; {gpu.architecture} offset x{math.exp(shift):.2f} (MLPerf fit)"
         single = replace(
             base,
             relative_throughput=value,
@@ -186,6 +197,16 @@ class ClassModel:
             explanation=f"{klass} ({CLASS_BASIS[klass]}): {explanation}",
         )
         return TaskPrediction(single, klass, self.cluster_speedup(gpu, nodes, network))
+
+    def _matrix_clock_log(
+        self, gpu: GpuSpec, klass: str, precision: str, workload: str | None
+    ) -> float:
+        """Log factor of the power-limited matrix clock on the Lambda mix (<= 0)."""
+        ref = load_catalog().by_id[self.reference_gpu]
+        name = canonical_workload(workload) if workload is not None else None
+        fraction = matrix_fraction(gpu, ref, CLASS_FAMILY[klass], precision, name)
+        exponent = self.params.fitted.power_exponent
+        return matrix_clock_log(fraction, power_headroom_log(gpu), exponent)
 
     def _vision(
         self, gpu: GpuSpec, klass: str, precision: str, count: int

@@ -17,7 +17,8 @@ from shared.perfmodel.benchmarks import load_all
 from shared.perfmodel.class_rows import prepare
 from shared.perfmodel.classeval import Evaluation, product_class, quantile, training_base
 from shared.perfmodel.classmodel import CLASS_MODEL_VERSION
-from shared.perfmodel.classreport_rounds import FOURTH_ROUND, left_out
+from shared.perfmodel.classreport_rounds import FIFTH_ROUND, FOURTH_ROUND, left_out
+from shared.perfmodel.classreport_served import served_lines
 from shared.perfmodel.pair_scores import Scored, Summary, percent, summarize
 from shared.perfmodel.pairs import GPU_PAIR, SCALING_PAIR
 
@@ -195,7 +196,9 @@ def render(evaluation: Evaluation) -> str:
         "Inference LLM: "
         + ", ".join(f"{k} {v:.1f}" for k, v in sorted(fitted.extra_compute.items())),
         "- exponent of a server module's W per peak TFLOPS against its architecture's "
-        f"best-fed module, on the matrix-multiply time (training): {fitted.power_exponent:.2f}",
+        "best-fed module, on the matrix-multiply time (training: the benchmark's large "
+        "matrix multiplies and the Lambda mix's matrix share; the product applies it to "
+        f"the latter): {fitted.power_exponent:.2f}",
         "- 80 % interval half-widths (log): "
         + ", ".join(f"{k} {v:.3f}" for k, v in sorted(evaluation.half_width.items())),
         "",
@@ -287,6 +290,9 @@ def render(evaluation: Evaluation) -> str:
         "",
         FOURTH_ROUND,
         "",
+        FIFTH_ROUND,
+        "",
+        *served_lines(evaluation),
         "## Why the unmet targets are unmet",
         "",
         "- training-nlp: the largest held-out errors are differences that no spec in the "
@@ -317,11 +323,11 @@ def render(evaluation: Evaluation) -> str:
         "0.6x the H100 NVL, where the model says 1.9x and 0.42x: faster than its specs "
         "say, and a power limit would push the other way. No spec-based term fixes both; "
         "an L40S or submitter offset would, and the model has none by design. Then "
-        "Mixtral on B200 (2.05x H200 measured, 2.75x modelled, at the FP4 the model "
-        "assumes for Blackwell; the submission's precision is not stated). Memory for the "
-        "KV cache at serving batches (free memory setting the batch) was tried in round "
-        "two, and the largest batch that fits for the rows the nominal one does not, in "
-        "round four; neither helped held-out tables.",
+        "Mixtral on B200 (2.05x H200 measured, 2.33x modelled, at the FP4 the model "
+        "assumes for Blackwell; the submission's precision is not stated, and FP8 instead "
+        "did worse held out, round five). Memory for the KV cache at serving batches "
+        "helped only in its third form (18): the batch that fills the split the nominal "
+        "batch picks; the two earlier forms did not help held-out tables.",
         "- llm-prefill: one table (llama.cpp PR #4766: RTX 3090 against Tesla P40, three "
         "pp512 quantisations run on both). The other bundled prompt-processing rows (llama.cpp PR "
         "#6017, #19378, geerlingguy issues #40 and #46) each hold one GPU, so they give no "

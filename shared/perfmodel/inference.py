@@ -234,5 +234,15 @@ def tensor_parallel_size(
     )
 
 
+def filled_batch(gpu: GpuSpec, workload: LlmWorkload, tp: int) -> int:
+    """Sequences whose KV cache fills the usable memory of a `tp`-GPU group beside the
+    weights (at least the workload's own batch): a throughput run keeps as many requests
+    in flight as the cache holds (TensorRT-LLM gives the KV cache the memory the weights
+    leave free and its in-flight batching fills it)."""
+    free_gb = gpu.memory_gb * tp * MEMORY_USABLE - workload.weight_gb
+    fitting = int(free_gb * 1e9 / kv_bytes_per_sequence(workload))
+    return max(workload.batch, fitting)
+
+
 def llm_need_gb(workload: LlmWorkload) -> float:
     return workload.weight_gb + kv_bytes_per_sequence(workload) * workload.batch / 1e9

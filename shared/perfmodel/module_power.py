@@ -9,8 +9,9 @@ grows between clock^1 (voltage at its floor) and clock^3 (voltage tracking clock
 sustained matrix rate scales as (W per TFLOPS) ** beta with beta between 1/3 and 1; beta is
 fitted on MLPerf Training (prior 1/3, the same cube root as the Lambda clock term). It acts
 on the time a benchmark spends in large matrix multiplies only: those kernels draw the most
-power, while memory-bound kernels run below the limit. The product's training classes
-have no such share (`FittedParams.gemm_share`), so they do not use it yet.
+power, while memory-bound kernels run below the limit: the MLPerf benchmark's own large
+matrix multiplies (`FittedParams.gemm_share`) and the matrix share of the Lambda mix
+(`matrix_clock.py`), the latter also in the product's training classes.
 
 Only SXM, OAM and superchip modules: their board power is a configurable module power of
 one silicon, while an add-in card's peak is quoted at its own clock and NVIDIA cards' power

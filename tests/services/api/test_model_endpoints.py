@@ -1,4 +1,9 @@
+import math
+
 import pytest
+
+from shared.catalog.specs import load_catalog
+from shared.perfmodel.classmodel import ClassModel
 
 
 def test_model_predict_returns_the_model_answer(market_client):
@@ -217,3 +222,19 @@ def test_the_page_shows_why_the_ranking_is_empty(market_client):
     )
     assert page.status_code == 200
     assert "What would change it" in page.text and "count=2: the model split" in page.text
+
+
+def test_model_predict_applies_the_power_limited_matrix_clock(market_client):
+    """/model/predict serves the class model's training path with the fitted power term:
+    the MI300X (750 W) against the MI325X (1000 W, same peaks) names it and matches it."""
+    by_id = load_catalog().by_id
+    for gpu_id in ("mi300x", "mi325x"):
+        body = market_client.get(
+            "/model/predict", params={"gpu": gpu_id, "task": "nlp", "precision": "fp16"}
+        ).json()
+        served = ClassModel().predict_task(by_id[gpu_id], "nlp", "fp16")
+        assert served is not None
+        assert body["model_version"] == "calibrated-2026.12.4"
+        assert math.isclose(body["relative_throughput"], served.single.relative_throughput)
+        named = "power-limited clock" in body["explanation"]
+        assert named == (gpu_id == "mi300x")

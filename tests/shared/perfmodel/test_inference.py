@@ -115,3 +115,18 @@ def test_more_than_four_pcie_cards_all_reduce_through_host_memory():
     assert inf.allreduce_s(workload, 8, "pcie-p2p") == inf.allreduce_s(workload, 8, "pcie-no-p2p")
     assert inf.allreduce_s(workload, 8, "bridge") == inf.allreduce_s(workload, 8, "pcie-no-p2p")
     assert inf.allreduce_s(workload, 8, "nvswitch") < inf.allreduce_s(workload, 8, "pcie-p2p")
+
+
+def test_a_throughput_run_fills_its_split_with_kv_cache(catalog):
+    by_id = catalog.by_id
+    llm = LlmWorkload(69.0, weights="fp8", batch=128, context=2048)
+    h100 = inf.filled_batch(by_id["h100-sxm5"], llm, 8)
+    h200 = inf.filled_batch(by_id["h200-sxm"], llm, 8)
+    assert 128 <= h100 < h200
+    # The filled batch's cache and the weights fit the group's usable memory; one more does not.
+    for gpu_id, batch in (("h100-sxm5", h100), ("h200-sxm", h200)):
+        usable = by_id[gpu_id].memory_gb * 8 * inf.MEMORY_USABLE
+        assert inf.llm_need_gb(llm.with_batch(batch)) <= usable
+        assert inf.llm_need_gb(llm.with_batch(batch + 1)) > usable
+    # Never below the batch asked for (the split was chosen to hold it).
+    assert inf.filled_batch(by_id["l40s"], llm, 1) == 128
