@@ -18,6 +18,7 @@ from shared.perfmodel.class_params import FittedParams
 from shared.perfmodel.class_rows import memory_batch_factor, prepare, table_of
 from shared.perfmodel.classmodel import load_class_params
 from shared.perfmodel.module_power import POWER_EXPONENT_PRIOR
+from tests.shared.perfmodel.synthetic import training_rows
 
 GPUS = (
     "rtx-3090",
@@ -163,24 +164,7 @@ def test_shipped_parameters_carry_their_evaluation():
 
 def _training_rows(benchmark: str, tables: dict[str, float], gpus: tuple[str, ...]):
     """MLPerf Training prototypes (value 1) of `gpus` at 8 GPUs, one table per entry."""
-    protos = [
-        bm.Measurement(
-            bm.MLPERF_TRAINING,
-            table,
-            bm.TRAINING_NLP,
-            benchmark,
-            gpu_id,
-            8,
-            None,
-            1.0,
-            "samples/min per accelerator (derived)",
-            True,
-            "synthetic",
-        )
-        for table in tables
-        for gpu_id in gpus
-    ]
-    return prepare(protos, classeval.training_base)
+    return training_rows(benchmark, tables, gpus)
 
 
 def test_fit_recovers_a_planted_matrix_multiply_share_per_benchmark():

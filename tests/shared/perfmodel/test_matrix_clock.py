@@ -13,10 +13,11 @@ from shared.catalog.specs import load_catalog
 from shared.perfmodel import classeval
 from shared.perfmodel import classfit as cf
 from shared.perfmodel.benchmark_sources import measurement as bm
-from shared.perfmodel.class_rows import REFERENCE_GPU, prepare, training_precision
+from shared.perfmodel.class_rows import REFERENCE_GPU, training_precision
 from shared.perfmodel.classmodel import ClassModel, ClassParams, load_class_params
 from shared.perfmodel.matrix_clock import matrix_clock_log, matrix_fraction
 from shared.perfmodel.module_power import power_headroom_log
+from tests.shared.perfmodel.synthetic import training_rows
 
 GPUS = ("mi300x", "mi325x", "b200", "gb200", "gb300", "h100-sxm5", "a100-80gb-sxm4", "rtx-4090")
 TASK_OF = {bm.TRAINING_CV: "cv", bm.TRAINING_NLP: "nlp"}
@@ -70,23 +71,7 @@ def test_modules_with_full_power_and_cards_are_untouched():
 def test_served_training_prediction_is_the_fits_row_prediction(klass):
     """One GPU, a benchmark without a fitted matrix share: the fit's row predictor and the
     product's predict_task give the same value (served = evaluated)."""
-    protos = [
-        bm.Measurement(
-            bm.MLPERF_TRAINING,
-            "t",
-            klass,
-            "no-share-benchmark",
-            gpu_id,
-            1,
-            None,
-            1.0,
-            "samples/min per accelerator (derived)",
-            True,
-            "synthetic",
-        )
-        for gpu_id in GPUS
-    ]
-    rows = prepare(protos, classeval.training_base)
+    rows = training_rows("no-share-benchmark", ["t"], GPUS, klass=klass, gpus_per_system=1)
     assert len(rows) == len(GPUS)
     model = ClassModel()
     fitted = model.params.fitted

@@ -14,6 +14,7 @@ from shared.perfmodel.benchmark_sources import measurement as bm
 from shared.perfmodel.class_params import FittedParams
 from shared.perfmodel.class_rows import memory_batch_factor, prepare
 from shared.perfmodel.module_power import power_headroom_log, watts_per_tflops
+from tests.shared.perfmodel.synthetic import training_rows
 
 
 def test_a_module_is_compared_with_its_architectures_best_fed_module():
@@ -39,24 +40,7 @@ def test_cards_and_modules_whose_power_feeds_a_cpu_are_left_out():
 
 
 def _rows(gpus: tuple[str, ...], tables: dict[str, float]):
-    protos = [
-        bm.Measurement(
-            bm.MLPERF_TRAINING,
-            table,
-            bm.TRAINING_NLP,
-            "llama2_70b_lora",
-            gpu_id,
-            8,
-            None,
-            1.0,
-            "samples/min per accelerator (derived)",
-            True,
-            "synthetic",
-        )
-        for table in tables
-        for gpu_id in gpus
-    ]
-    return prepare(protos, classeval.training_base)
+    return training_rows("llama2_70b_lora", tables, gpus)
 
 
 def test_the_power_term_slows_the_matrix_time_of_a_power_short_module():
