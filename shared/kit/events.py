@@ -115,6 +115,11 @@ def _send_pending(session: Session, dispatcher: Dispatcher) -> None:
             park(session.get_bind(), call, exc)
 
 
+def error_text(error: BaseException) -> str:
+    """A failure as stored beside queued work: its type and message, within the column."""
+    return f"{type(error).__name__}: {error}"[:1000]
+
+
 def park(bind: Engine | Connection, call: TaskCall, error: Exception) -> None:
     from shared.models import UnsentTask  # the data model imports nothing from here
 
@@ -125,7 +130,7 @@ def park(bind: Engine | Connection, call: TaskCall, error: Exception) -> None:
                     name=call.name,
                     args=json.dumps(list(call.args)),
                     queue=call.queue,
-                    last_error=f"{type(error).__name__}: {error}"[:1000],
+                    last_error=error_text(error),
                     created_at=datetime.now(UTC),
                 )
             )
@@ -148,7 +153,7 @@ def resend_unsent(bind: Engine, dispatcher: Dispatcher, limit: int = 200) -> dic
                 dispatcher.send(call)
             except Exception as exc:
                 row.attempts += 1
-                row.last_error = f"{type(exc).__name__}: {exc}"[:1000]
+                row.last_error = error_text(exc)
                 session.add(row)
                 counts["failed"] += 1
                 continue

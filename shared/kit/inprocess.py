@@ -69,10 +69,13 @@ class InProcessDispatcher(Dispatcher):
         holds the queue)."""
         self._context = context
 
-    def _engine(self) -> Engine:
+    def _attached(self) -> Any:
         if self._context is None:
             raise RuntimeError("in-process dispatcher used before a context was attached")
-        engine: Engine = self._context.engine
+        return self._context
+
+    def _engine(self) -> Engine:
+        engine: Engine = self._attached().engine
         return engine
 
     def stage(self, session: Session, call: TaskCall) -> bool:
@@ -89,10 +92,7 @@ class InProcessDispatcher(Dispatcher):
 
     def send(self, call: TaskCall) -> None:
         if self._eager:
-            job = self._jobs[call.name]
-            if self._context is None:
-                raise RuntimeError("in-process dispatcher used before a context was attached")
-            job(self._context, *call.args)
+            self._jobs[call.name](self._attached(), *call.args)
             return
         self._known(call)
         jobqueue.add(self._engine(), call)

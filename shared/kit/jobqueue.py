@@ -22,7 +22,7 @@ from sqlalchemy import delete, func, update
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from shared.kit.events import TaskCall
+from shared.kit.events import TaskCall, error_text
 from shared.models import QueuedJob
 
 
@@ -166,7 +166,7 @@ def fail(
     at = now or datetime.now(UTC)
     values: dict[str, Any] = {
         "attempts": claimed.attempts + 1,
-        "last_error": f"{type(error).__name__}: {error}"[:1000],
+        "last_error": error_text(error),
         "claimed_by": None,
         "claimed_at": None,
     }

@@ -21,7 +21,7 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import Row, case, func, or_, select
+from sqlalchemy import Row, func, or_, select
 from sqlmodel import Session, col
 
 from shared.catalog.specs import load_catalog
@@ -29,7 +29,7 @@ from shared.kit.settings import Settings
 from shared.models import PriceObservation
 from shared.pricing.market import PricePolicy, market_price
 from shared.pricing.measures import LIST_PRICE, QUOTE_KINDS
-from shared.pricing.window import market_observations
+from shared.pricing.window import market_group, market_observations
 
 MARKET_GROUPS = {"new": "new", "used": "used", "refurbished": "used"}
 
@@ -61,10 +61,7 @@ def _market_rows(session: Session, gpu_ids: Set[str], since: datetime) -> Sequen
     posted price wait seconds for its check. (source, listing id, time) is unique, so
     the latest row of a listing is one row."""
     o = PriceObservation
-    group = case(
-        *((col(o.condition) == condition, g) for condition, g in MARKET_GROUPS.items()),
-        else_=col(o.condition),
-    )
+    group = market_group()
     latest = func.rank().over(
         partition_by=(col(o.gpu_id), group, col(o.source), col(o.listing_id)),
         order_by=col(o.observed_at).desc(),

@@ -121,10 +121,7 @@ def _offers_in(windows: list[ColumnElement[bool]], stale_sources: Collection[str
         else_=col(o.source),
     )
     site = case(*((name == alias, same) for alias, same in SAME_LISTINGS_AS.items()), else_=name)
-    group = case(
-        *((col(o.condition).in_(members), group) for group, members in CONDITION_GROUPS.items()),
-        else_=col(o.condition),
-    )
+    group = market_group()
     stale = case((name.in_(sorted(stale_sources)), 1), else_=0) if stale_sources else literal(0)
     best_record = func.rank().over(
         partition_by=(col(o.gpu_id), group, site, col(o.listing_id), stale),
@@ -149,6 +146,15 @@ def _offers_in(windows: list[ColumnElement[bool]], stale_sources: Collection[str
             ranked.c.newest_of_source == 1,
             ranked.c.listing_id.is_(None),
         )
+    )
+
+
+def market_group() -> ColumnElement[str]:
+    """A price's market group ("used" for refurbished too: CONDITION_GROUPS), in SQL."""
+    condition = col(PriceObservation.condition)
+    return case(
+        *((condition.in_(members), group) for group, members in CONDITION_GROUPS.items()),
+        else_=condition,
     )
 
 
