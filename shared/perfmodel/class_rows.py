@@ -93,6 +93,7 @@ def prepare(
 ) -> list[Row]:
     """Rows of the measurements the class model can predict (others are left out)."""
     catalog = load_catalog()
+    ref = catalog.by_id[REFERENCE_GPU]
     rows = []
     for m in measurements:
         gpu = catalog.by_id[m.gpu_id]
@@ -111,9 +112,8 @@ def prepare(
             base = training_base(gpu, klass, precision)
             if base is None:
                 continue
-            gemm = gemm_time(gpu, catalog.by_id[REFERENCE_GPU], precision, klass)
+            gemm = gemm_time(gpu, ref, precision, klass)
             power = power_headroom_log(gpu)
-            ref = catalog.by_id[REFERENCE_GPU]
             fraction = matrix_fraction(gpu, ref, CLASS_FAMILY[klass], precision)
             rows.append(Row(m, gpu, group_key, model_group, math.log(base), gemm, power, fraction))
         elif model_group == inf.LLM_GROUP:
