@@ -21,6 +21,7 @@ from shared.perfmodel.workloads import (
     DEFAULT_LLM_CONTEXT,
     TASK_CLASS,
     TRAINING_CLASSES,
+    TRAINING_LLM,
     WEIGHT_FORMATS,
     LlmWorkload,
     default_llm,
@@ -71,8 +72,10 @@ def _validate(gpu_id: str, task: str, precision: str, count: int, workload: str 
         if name not in WORKLOAD_FAMILY:
             raise InvalidInputError("workload", workload, valid_workloads())
         klass = TASK_CLASS[task]
-        if klass not in TRAINING_CLASSES:
-            raise InvalidInputError("workload", workload, ["only with a training task"])
+        if klass not in TRAINING_CLASSES or klass == TRAINING_LLM:
+            raise InvalidInputError(
+                "workload", workload, ["only with a training task other than llm-training"]
+            )
         if WORKLOAD_FAMILY[name] != CLASS_FAMILY[klass]:
             raise InvalidInputError("workload", workload, _family_workloads(CLASS_FAMILY[klass]))
 
@@ -120,8 +123,8 @@ class PredictRequest(BaseModel):
 
     gpu: str = Field(max_length=128, description="catalog id, name or known alias, exactly")
     task: str = Field(
-        description="any /recommend task: cv, nlp, llm-inference, image-generation, video, "
-        "rl, kaggle, prototyping"
+        description="any /recommend task: cv, nlp, llm-inference, llm-training, "
+        "image-generation, video, rl, kaggle, prototyping"
     )
     precision: str = Field(default="fp16", description="fp16, bf16, tf32, fp32, fp8 or int8")
     count: int = Field(default=1, ge=1, le=MAX_COUNT, description="GPUs in the build")

@@ -10,7 +10,15 @@ from typing import Literal
 
 MAX_GPUS = 512  # the largest build any request prices
 Task = Literal[
-    "cv", "nlp", "llm-inference", "image-generation", "video", "rl", "kaggle", "prototyping"
+    "cv",
+    "nlp",
+    "llm-inference",
+    "llm-training",
+    "image-generation",
+    "video",
+    "rl",
+    "kaggle",
+    "prototyping",
 ]
 Precision = Literal["fp16", "bf16", "tf32", "fp32", "fp8", "int8"]
 # "auto": modules in servers, GeForce cards in workstations of up to 4, other cards in a

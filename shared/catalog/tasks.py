@@ -23,6 +23,7 @@ TASKS: dict[str, TaskProfile] = {
         TaskProfile("cv", "cv", 10, "applied computer vision: 10 GB (2020)"),
         TaskProfile("nlp", "nlp", 11, "pretrained transformers / small transformers: 11 GB (2020)"),
         TaskProfile("llm-inference", "nlp", 24, "working with transformers: 24 GB (2023)"),
+        TaskProfile("llm-training", "nlp", 24, "working with transformers: 24 GB (2023)"),
         TaskProfile("image-generation", "cv", 12, "image generation: 12 GB (2023)"),
         TaskProfile("video", "cv", 24, "neural networks for video: 24 GB (2020)"),
         TaskProfile("rl", "cv", 10, "reinforcement learning: 10 GB + a strong CPU (2020)"),

@@ -17,11 +17,13 @@ from shared.perfmodel.class_rows import Row
 from shared.perfmodel.module_power import POWER_EXPONENT_PRIOR, POWER_EXPONENT_PRIOR_SD
 from shared.perfmodel.scaling import interconnect_class
 from shared.perfmodel.timemodel import Shares
-from shared.perfmodel.workloads import TRAINING_NLP
+from shared.perfmodel.workloads import MLPERF_LLM_TRAINING, TRAINING_NLP
 
 # Prior standard deviations (log units) of the ridge terms.
 ARCH_PRIOR_SD = 0.3
 ETA_PRIOR_SD = 0.1
+# The MLPerf LLM training benchmarks share one matrix-multiply share (BERT has its own).
+LLM_SHARE = "llm"
 # Logit of a benchmark's matrix-multiply share: centred on half, wide.
 GEMM_PRIOR_SD = 2.0
 # A software stack's own offset per architecture, around the LLM group's: same prior.
@@ -60,7 +62,11 @@ class Layout:
             self.names += [f"eta:{link}" for link in scaled_links(rows)]
             if any(r.m.gpus_per_system > GPUS_PER_NODE for r in rows):
                 self.names.append(f"eta:{NETWORK}")
-            benchmarks = {r.m.workload for r in rows if r.m.workload_class == TRAINING_NLP}
+            benchmarks = {
+                LLM_SHARE if r.m.workload in MLPERF_LLM_TRAINING else r.m.workload
+                for r in rows
+                if r.m.workload_class == TRAINING_NLP
+            }
             self.names += [f"gemm:{b}" for b in sorted(benchmarks)]
             self.names.append(POWER)
         if inf.LLM_GROUP in groups:
@@ -112,7 +118,9 @@ class Layout:
             elif kind == "compute":
                 out.extra_compute[rest] = math.exp(x[i])
             elif kind == "gemm":
-                out.gemm_share[rest] = 1.0 / (1.0 + math.exp(-x[i]))
+                share = 1.0 / (1.0 + math.exp(-x[i]))
+                for benchmark in MLPERF_LLM_TRAINING if rest == LLM_SHARE else (rest,):
+                    out.gemm_share[benchmark] = share
             elif kind == POWER:
                 # Between no power limit (0) and throughput ~ power (1): module_power.py.
                 out.power_exponent = min(1.0, max(0.0, float(x[i])))

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import math
+import statistics
 from dataclasses import dataclass, field
 from typing import Any
 
 from shared.perfmodel import inference as inf
 from shared.perfmodel.timemodel import Shares
+from shared.perfmodel.workloads import MLPERF_LLM_TRAINING
 
 GPUS_PER_NODE = 8
 
@@ -32,6 +34,12 @@ class FittedParams:
     # Exponent of a training module's W per peak TFLOPS against its architecture's
     # best-fed module (module_power.py): the power-limited clock (0 before 2026.12.3).
     power_exponent: float = 0.0
+
+    def llm_training_share(self) -> float:
+        """The matrix-multiply share of the product's training-llm class: the median of
+        the MLPerf LLM training benchmarks' fitted shares (0 where none was fitted)."""
+        shares = [self.gemm_share[w] for w in MLPERF_LLM_TRAINING if w in self.gemm_share]
+        return float(statistics.median(shares)) if shares else 0.0
 
     def inference(self) -> inf.InferenceParams:
         return inf.InferenceParams(

@@ -15,7 +15,7 @@ from shared.perfmodel.features import data_precision, matmul_rate
 from shared.perfmodel.matrix_clock import matrix_fraction
 from shared.perfmodel.module_power import power_headroom_log
 from shared.perfmodel.params import load_params
-from shared.perfmodel.timemodel import batch_factor
+from shared.perfmodel.timemodel import batch_factor, reference_precision
 from shared.perfmodel.workloads import CLASS_FAMILY, TRAINING_NLP, fp8_rate
 
 REFERENCE_GPU = "rtx-3090"
@@ -62,7 +62,7 @@ def gemm_time(gpu: GpuSpec, ref: GpuSpec, precision: str, klass: str = TRAINING_
     training precision: FP8 where the hardware has it for transformers), at the batch
     each GPU's memory allows: the Lambda batch factor that the calibrated base carries
     applies to the matrix multiplies too (bigger batches are bigger, better-used GEMMs)."""
-    ref_rate = matmul_rate(ref, "fp16") or ref.fp32_tflops
+    ref_rate = matmul_rate(ref, reference_precision(precision)) or ref.fp32_tflops
     peak = ref_rate / (matmul_rate(gpu, precision) or gpu.fp32_tflops)
     return peak / memory_batch_factor(gpu, ref, klass, precision)
 

@@ -31,7 +31,7 @@ from shared.perfmodel.classmodel import CLASS_MODEL_VERSION, params_path
 from shared.perfmodel.pair_predictors import PerGpu, Predictor
 from shared.perfmodel.pair_scores import Scored, score_pairs
 from shared.perfmodel.pairs import GPU_PAIR, Pair, build_groups, gpu_pairs, scaling_pairs
-from shared.perfmodel.workloads import CLASS_FAMILY, LLM_SERVING
+from shared.perfmodel.workloads import CLASS_FAMILY, LLM_SERVING, MLPERF_LLM_TRAINING, TRAINING_LLM
 
 INTERVAL_QUANTILE = 0.8
 # Benchmark class -> the product's workload class (decode at 64 concurrent requests is
@@ -60,6 +60,10 @@ class Evaluation:
     # Training pairs scored as the product predicts them (served_params): the same refits.
     served_loto: list[Scored] = field(default_factory=list)
     served_logo: list[Scored] = field(default_factory=list)
+    # The LLM training benchmarks' pairs as the product's training-llm class predicts them
+    # (served_llm_params): the same refits.
+    served_llm_loto: list[Scored] = field(default_factory=list)
+    served_llm_logo: list[Scored] = field(default_factory=list)
 
 
 def _predictor(params: FittedParams, by_key: dict[tuple[str, ...], Row]) -> Predictor:
@@ -80,8 +84,29 @@ def served_params(params: FittedParams) -> FittedParams:
     return replace(params, gemm_share={})
 
 
+def served_llm_params(params: FittedParams) -> FittedParams:
+    """The parameters as the product's training-llm class uses them: every LLM training
+    benchmark at the median of their fitted shares (llm_training_share)."""
+    share = params.llm_training_share()
+    return replace(params, gemm_share=dict.fromkeys(MLPERF_LLM_TRAINING, share))
+
+
 def _training_pairs(pairs: Sequence[Pair]) -> list[Pair]:
     return [p for p in pairs if p.workload_class in (bm.TRAINING_CV, bm.TRAINING_NLP)]
+
+
+def llm_training_pairs(pairs: Sequence[Pair]) -> list[Pair]:
+    return [p for p in pairs if p.workload in MLPERF_LLM_TRAINING]
+
+
+def _served(
+    pairs: Sequence[Pair], params: FittedParams, by_key: dict[tuple[str, ...], Row]
+) -> tuple[list[Scored], list[Scored]]:
+    """Training pairs as the product's nlp/cv classes predict them, and the LLM training
+    benchmarks' pairs as its training-llm class does."""
+    served = score_pairs(_training_pairs(pairs), _predictor(served_params(params), by_key))[0]
+    llm = _predictor(served_llm_params(params), by_key)
+    return served, score_pairs(llm_training_pairs(pairs), llm)[0]
 
 
 def _fit_without(args: tuple[Sequence[Row], str, str, FittedParams]) -> FittedParams:
@@ -107,24 +132,44 @@ def evaluate(workers: int = 2, measurements: Sequence[bm.Measurement] | None = N
         fits = list(pool.map(_fit_without, jobs))
     loto: list[Scored] = []
     served_loto: list[Scored] = []
+    llm_loto: list[Scored] = []
     for table, params in zip(tables, fits[: len(tables)], strict=True):
         held = [m for m in measurements if f"{m.dataset}|{m.table_id}" == table]
         groups = build_groups(held)
         pairs = gpu_pairs(groups) + scaling_pairs(groups)
         loto += score_pairs(pairs, _predictor(params, by_key))[0]
-        served = _predictor(served_params(params), by_key)
-        served_loto += score_pairs(_training_pairs(gpu_pairs(groups)), served)[0]
+        served, llm = _served(gpu_pairs(groups), params, by_key)
+        served_loto += served
+        llm_loto += llm
     all_groups = build_groups(measurements)
     all_pairs = gpu_pairs(all_groups)
     logo: list[Scored] = []
     served_logo: list[Scored] = []
+    llm_logo: list[Scored] = []
     for gpu_id, params in zip(gpus, fits[len(tables) :], strict=True):
         pairs = [p for p in all_pairs if gpu_id in (p.gpu_a, p.gpu_b)]
         logo += score_pairs(pairs, _predictor(params, by_key))[0]
-        served = _predictor(served_params(params), by_key)
-        served_logo += score_pairs(_training_pairs(pairs), served)[0]
+        served, llm = _served(pairs, params, by_key)
+        served_logo += served
+        llm_logo += llm
     half_width, coverage = _intervals([s for s in loto if s.pair.kind == GPU_PAIR])
-    return Evaluation(full, loto, logo, half_width, coverage, len(rows), served_loto, served_logo)
+    # The training-llm class's interval: its own held-out errors on the LLM benchmarks.
+    llm_width, llm_coverage = _intervals(llm_loto)
+    if llm_width:
+        half_width[TRAINING_LLM] = llm_width[bm.TRAINING_NLP]
+        coverage[TRAINING_LLM] = llm_coverage[bm.TRAINING_NLP]
+    return Evaluation(
+        full,
+        loto,
+        logo,
+        half_width,
+        coverage,
+        len(rows),
+        served_loto,
+        served_logo,
+        llm_loto,
+        llm_logo,
+    )
 
 
 def quantile(errors: Sequence[float], q: float) -> float:

@@ -34,19 +34,12 @@ from shared.perfmodel import inference as inf
 from shared.perfmodel.class_layout import ETA_START, Layout
 from shared.perfmodel.class_params import FittedParams, per_gpu_scaling
 from shared.perfmodel.class_rows import Row
-from shared.perfmodel.matrix_clock import matrix_clock_log
+from shared.perfmodel.matrix_clock import matrix_clock_log, training_time_log
 from shared.perfmodel.scaling import fit_scaling, interconnect_class
 
 # Typical log error of one benchmark value against the model (software, settings and
 # submitter differences): the data residuals are weighted by it against the priors.
 NOISE_SD = 0.15
-
-
-def training_time_log(base_log: float, gemm: float, share: float) -> float:
-    """Log throughput of a benchmark that spends `share` of the reference's time in large
-    matrix multiplies (scaling with the matrix rate alone) and the rest like Lambda's
-    transformer mix (the calibrated roofline): a roofline sum of the two times."""
-    return -math.log((1.0 - share) * math.exp(-base_log) + share * gemm)
 
 
 def predict_log(row: Row, params: FittedParams, ref: GpuSpec) -> float:

@@ -23,9 +23,10 @@ from shared.perfmodel import inference as inf
 from shared.perfmodel.base import Prediction
 from shared.perfmodel.calibrated import CalibratedModel
 from shared.perfmodel.class_params import FittedParams, per_gpu_scaling
+from shared.perfmodel.class_rows import gemm_time
 from shared.perfmodel.features import rates
 from shared.perfmodel.lambda_data import canonical_workload
-from shared.perfmodel.matrix_clock import matrix_clock_log, matrix_fraction
+from shared.perfmodel.matrix_clock import matrix_clock_log, matrix_fraction, training_time_log
 from shared.perfmodel.memory import MemoryEstimate, fits, llm_memory
 from shared.perfmodel.module_power import power_headroom_log
 from shared.perfmodel.scaling import NETWORK_EFFICIENCY, balanced_nodes, interconnect_class
@@ -37,13 +38,14 @@ from shared.perfmodel.workloads import (
     LLM_DECODE,
     LLM_PREFILL,
     TRAINING_CLASSES,
+    TRAINING_LLM,
     LlmWorkload,
     default_llm,
     runs_weights,
     task_class,
 )
 
-CLASS_MODEL_VERSION = "calibrated-2026.12.4"
+CLASS_MODEL_VERSION = "calibrated-2026.12.5"
 PARAMS_DIR = Path(__file__).parent / "params"
 # Software stack whose fitted per-step overhead a class uses: single-user decode as in
 # llama.cpp / Ollama, serving as in vLLM.
@@ -184,8 +186,18 @@ class ClassModel:
                 f"; matrix multiplies at the power-limited clock of {gpu.tdp_w} W: "
                 f"x{math.exp(clock):.2f}"
             )
-        if arch or clock:
-            value *= math.exp(arch + clock)
+        # LLM training: MLPerf's LLM benchmarks spend most of their time in large matrix
+        # multiplies that scale with the matrix rate alone (the fitted share, as the fit's
+        # rows of those benchmarks predict them).
+        llm = self._llm_training_log(gpu, precision, value, clock) if klass == TRAINING_LLM else 0.0
+        if llm:
+            explanation += (
+                f"; {self.params.fitted.llm_training_share():.0%} of the reference's time in "
+                f"large matrix multiplies at {precision} (MLPerf LLM training fit): "
+                f"x{math.exp(llm):.2f}"
+            )
+        if arch or clock or llm:
+            value *= math.exp(arch + clock + llm)
             interval = self._interval(klass, value)
             basis = "calibrated-model"
         single = replace(
@@ -197,6 +209,18 @@ class ClassModel:
             explanation=f"{klass} ({CLASS_BASIS[klass]}): {explanation}",
         )
         return TaskPrediction(single, klass, self.cluster_speedup(gpu, nodes, network))
+
+    def _llm_training_log(self, gpu: GpuSpec, precision: str, base: float, clock: float) -> float:
+        """Log factor of the LLM-training matrix share on the Lambda mix's prediction."""
+        fitted = self.params.fitted
+        share = fitted.llm_training_share()
+        if not share:
+            return 0.0
+        ref = load_catalog().by_id[self.reference_gpu]
+        gemm = gemm_time(gpu, ref, precision, TRAINING_LLM)
+        gemm *= math.exp(-fitted.power_exponent * power_headroom_log(gpu))
+        mix = math.log(base) + clock
+        return training_time_log(mix, gemm, share) - mix
 
     def _matrix_clock_log(
         self, gpu: GpuSpec, klass: str, precision: str, workload: str | None

@@ -17,7 +17,7 @@ from shared.perfmodel.benchmarks import load_all
 from shared.perfmodel.class_rows import prepare
 from shared.perfmodel.classeval import Evaluation, product_class, quantile, training_base
 from shared.perfmodel.classmodel import CLASS_MODEL_VERSION
-from shared.perfmodel.classreport_rounds import FIFTH_ROUND, FOURTH_ROUND, left_out
+from shared.perfmodel.classreport_rounds import FIFTH_ROUND, FOURTH_ROUND, SIXTH_ROUND, left_out
 from shared.perfmodel.classreport_served import served_lines
 from shared.perfmodel.pair_scores import Scored, Summary, percent, summarize
 from shared.perfmodel.pairs import GPU_PAIR, SCALING_PAIR
@@ -190,8 +190,9 @@ def render(evaluation: Evaluation) -> str:
             for group, archs in sorted(fitted.arch_log.items())
         ),
         "- share of the reference's time in large matrix multiplies, by MLPerf Training "
-        "transformer benchmark (the rest like Lambda's transformer mix; the product uses 0): "
-        + ", ".join(f"{k} {v:.2f}" for k, v in sorted(fitted.gemm_share.items())),
+        "transformer benchmark (the rest like Lambda's transformer mix; one share for the "
+        "LLM benchmarks, which the product's training-llm class uses; its nlp class uses "
+        "0): " + ", ".join(f"{k} {v:.2f}" for k, v in sorted(fitted.gemm_share.items())),
         "- matrix work per generated token beyond its own (tokens' worth), by MLPerf "
         "Inference LLM: "
         + ", ".join(f"{k} {v:.1f}" for k, v in sorted(fitted.extra_compute.items())),
@@ -292,6 +293,8 @@ def render(evaluation: Evaluation) -> str:
         "",
         FIFTH_ROUND,
         "",
+        SIXTH_ROUND,
+        "",
         *served_lines(evaluation),
         "## Why the unmet targets are unmet",
         "",
@@ -336,7 +339,10 @@ def render(evaluation: Evaluation) -> str:
         "which the catalog does not rate) is predicted at its FP32 rate. The criterion "
         "is reported as not measurable rather than tuned to three pairs. The team's raw "
         "benchmark folder holds no prompt-processing table beyond the bundled ones "
-        "(checked for `calibrated-2026.12.3`).",
+        "(checked for `calibrated-2026.12.3`), and llmperf's time to first token is not "
+        "prefill-bound (round six). Measuring this class needs a second table of "
+        "prompt-processing rates of several GPUs run with one build and settings (for "
+        "example llama.cpp's CUDA scoreboard of pp512 results), which is not bundled.",
         "",
     ]
     load = load_all(include_in_sample=False)

@@ -52,3 +52,11 @@ def matrix_clock_log(fraction: float, power_log: float, exponent: float) -> floa
         return 0.0
     slow = math.exp(-exponent * power_log)
     return -math.log(1.0 - fraction + fraction * slow)
+
+
+def training_time_log(base_log: float, gemm: float, share: float) -> float:
+    """Log throughput of a benchmark that spends `share` of the reference's time in large
+    matrix multiplies (taking `gemm` times the reference's, so scaling with the matrix rate
+    alone) and the rest like Lambda's transformer mix (log throughput `base_log`): a
+    roofline sum of the two times."""
+    return -math.log((1.0 - share) * math.exp(-base_log) + share * gemm)

@@ -15,6 +15,9 @@ from shared.catalog.specs import GpuSpec
 
 TRAINING_CV = "training-cv"
 TRAINING_NLP = "training-nlp"
+# LLM training as MLPerf Training's LLM benchmarks measure it (product class only: its
+# evaluation rows are those benchmarks' training-nlp rows).
+TRAINING_LLM = "training-llm"
 LLM_PREFILL = "llm-prefill"
 LLM_DECODE = "llm-decode"
 LLM_SERVING = "llm-serving"
@@ -23,13 +26,17 @@ CNN_INFERENCE = "cnn-inference"
 WORKLOAD_CLASSES = (
     TRAINING_CV,
     TRAINING_NLP,
+    TRAINING_LLM,
     LLM_PREFILL,
     LLM_DECODE,
     LLM_SERVING,
     DIFFUSION,
     CNN_INFERENCE,
 )
-TRAINING_CLASSES = (TRAINING_CV, TRAINING_NLP)
+TRAINING_CLASSES = (TRAINING_CV, TRAINING_NLP, TRAINING_LLM)
+# MLPerf Training's LLM benchmarks: the matrix-multiply share the product's training-llm
+# class carries is the median of theirs (FittedParams.llm_training_share).
+MLPERF_LLM_TRAINING = ("gpt3", "llama2_70b_lora", "llama31_405b", "llama31_8b")
 LLM_CLASSES = (LLM_PREFILL, LLM_DECODE, LLM_SERVING)
 VISION_INFERENCE_CLASSES = (DIFFUSION, CNN_INFERENCE)
 
@@ -40,6 +47,9 @@ _TRAINING_BASIS = (
 CLASS_BASIS: dict[str, str] = {
     TRAINING_CV: _TRAINING_BASIS,
     TRAINING_NLP: _TRAINING_BASIS,
+    TRAINING_LLM: _TRAINING_BASIS
+    + "; plus the share of time in large matrix multiplies fitted to MLPerf's LLM training "
+    "benchmarks (their median), which scales with the matrix rate alone",
     LLM_PREFILL: "LLM prefill: matrix-bound, weights read once per prompt",
     LLM_DECODE: "LLM decode at batch 1: weight bytes per token / achieved memory bandwidth, "
     "plus a per-token overhead",
@@ -178,6 +188,7 @@ def llm_class(workload: LlmWorkload) -> str:
 TASK_CLASS: dict[str, str] = {
     "cv": TRAINING_CV,
     "nlp": TRAINING_NLP,
+    "llm-training": TRAINING_LLM,
     "llm-inference": LLM_DECODE,  # LLM_SERVING when batch > 1
     "image-generation": DIFFUSION,
     "video": TRAINING_CV,
@@ -186,7 +197,7 @@ TASK_CLASS: dict[str, str] = {
     "prototyping": TRAINING_NLP,
 }
 # The training family of each training class (the Lambda fit's cv and nlp).
-CLASS_FAMILY: dict[str, str] = {TRAINING_CV: "cv", TRAINING_NLP: "nlp"}
+CLASS_FAMILY: dict[str, str] = {TRAINING_CV: "cv", TRAINING_NLP: "nlp", TRAINING_LLM: "nlp"}
 
 
 def task_class(task: str, llm: LlmWorkload | None = None) -> str:

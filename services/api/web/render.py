@@ -24,6 +24,7 @@ TASK_LABELS = {
     "cv": "Computer vision",
     "nlp": "NLP / transformers",
     "llm-inference": "LLM inference",
+    "llm-training": "LLM training",
     "image-generation": "Image generation",
     "video": "Video",
     "rl": "Reinforcement learning",

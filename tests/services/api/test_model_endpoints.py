@@ -93,6 +93,7 @@ def test_recommend_refuses_memory_gb_and_params_b_together(market_client):
     [
         ("cv", "training-cv"),
         ("nlp", "training-nlp"),
+        ("llm-training", "training-llm"),
         ("llm-inference", "llm-decode"),
         ("image-generation", "diffusion"),
         ("video", "training-cv"),
@@ -160,6 +161,40 @@ def test_recommend_llm_inference_ranks_by_the_inference_model(market_client):
     trained = {r["gpu"]["id"]: r["relative_performance"] for r in training["results"]}
     # Decode follows bandwidth: an RTX 4090 is close to an RTX 3090, unlike in training.
     assert speed["rtx-4090"] / speed["rtx-3090"] < trained["rtx-4090"] / trained["rtx-3090"]
+
+
+def test_recommend_llm_training_ranks_by_the_llm_training_class(market_client):
+    params = {"task": "llm-training", "limit": 100}
+    body = market_client.get("/recommend", params=params).json()
+    assert body["results"]
+    assert all(
+        "on llm-training at fp16 (training-llm (" in r["explanation"] for r in body["results"]
+    )
+    assert body["query"]["memory_gb"] == 24
+    nlp = market_client.get("/recommend", params={**params, "task": "nlp"}).json()
+    speed = {r["gpu"]["id"]: r["relative_performance"] for r in body["results"]}
+    mix = {r["gpu"]["id"]: r["relative_performance"] for r in nlp["results"]}
+    # Mostly large matrix multiplies: the H100's matrix rate counts for more than in nlp.
+    assert speed["h100-pcie"] / speed["rtx-4090"] > 1.5 * mix["h100-pcie"] / mix["rtx-4090"]
+
+
+def test_llm_training_sizes_memory_by_the_training_mode(market_client):
+    body = market_client.get(
+        "/recommend", params={"task": "llm-training", "params_b": 8, "mode": "lora"}
+    ).json()
+    assert body["query"]["memory_estimate"]["mode"] == "lora"
+    assert body["results"]
+    assert all(r["gpu"]["memory_gb"] >= body["query"]["memory_gb"] for r in body["results"])
+
+
+def test_model_predict_llm_training_takes_no_lambda_workload(market_client):
+    response = market_client.get(
+        "/model/predict",
+        params={"gpu": "h100-sxm5", "task": "llm-training", "workload": "bert_large"},
+    )
+    assert response.status_code == 422, response.text
+    assert response.json()["message"].startswith("workload:")
+    assert "other than llm-training" in response.json()["message"]
 
 
 def test_recommend_llm_parameters_rerank_with_that_model(market_client):
@@ -234,7 +269,7 @@ def test_model_predict_applies_the_power_limited_matrix_clock(market_client):
         ).json()
         served = ClassModel().predict_task(by_id[gpu_id], "nlp", "fp16")
         assert served is not None
-        assert body["model_version"] == "calibrated-2026.12.4"
+        assert body["model_version"] == "calibrated-2026.12.5"
         assert math.isclose(body["relative_throughput"], served.single.relative_throughput)
         named = "power-limited clock" in body["explanation"]
         assert named == (gpu_id == "mi300x")
