@@ -16,7 +16,7 @@ from shared.perfmodel import classeval
 from shared.perfmodel import classfit as cf
 from shared.perfmodel.class_params import FittedParams
 from shared.perfmodel.class_rows import training_precision
-from shared.perfmodel.classmodel import ClassModel
+from shared.perfmodel.classmodel import ClassModel, ClassParams
 from shared.perfmodel.workloads import MLPERF_LLM_TRAINING, TRAINING_LLM, TRAINING_NLP
 from tests.shared.perfmodel.synthetic import training_rows
 
@@ -88,7 +88,7 @@ def test_no_fp8_without_the_hardware_and_the_interval_is_the_classes_own():
 def test_without_a_fitted_share_llm_training_is_nlp():
     class _NoShare(ClassModel):
         @property
-        def params(self):  # type: ignore[no-untyped-def]
+        def params(self) -> ClassParams:
             served = super().params
             return replace(served, fitted=replace(served.fitted, gemm_share={}))
 
