@@ -52,6 +52,9 @@ PARAMS_DIR = Path(__file__).parent / "params"
 CLASS_STACK = {LLM_DECODE: "llama.cpp", LLM_PREFILL: "llama.cpp"}
 SERVING_STACK = "vllm"
 FAMILY_TASKS = {"cv": "cv", "nlp": "nlp"}
+# The smallest memory among the GPUs of MLPerf's LLM training rows (H100 SXM): below it
+# the training-llm share is an extrapolation.
+LLM_TRAINING_SMALLEST_GB = 80.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,12 +193,19 @@ class ClassModel:
         # multiplies that scale with the matrix rate alone (the fitted share, as the fit's
         # rows of those benchmarks predict them).
         llm = self._llm_training_log(gpu, precision, value, clock) if klass == TRAINING_LLM else 0.0
+        caveats = base.caveats
         if llm:
             explanation += (
                 f"; {self.params.fitted.llm_training_share():.0%} of the reference's time in "
                 f"large matrix multiplies at {precision} (MLPerf LLM training fit): "
                 f"x{math.exp(llm):.2f}"
             )
+            if gpu.memory_gb < LLM_TRAINING_SMALLEST_GB:
+                caveats += (
+                    "llm-training is fitted on MLPerf LLM runs of datacenter modules of "
+                    f"{LLM_TRAINING_SMALLEST_GB:g} GB and more: for a {gpu.memory_gb:g} GB card "
+                    "it is an extrapolation",
+                )
         if arch or clock or llm:
             value *= math.exp(arch + clock + llm)
             interval = self._interval(klass, value)
@@ -207,6 +217,7 @@ class ClassModel:
             basis=basis,
             model_version=self.version,
             explanation=f"{klass} ({CLASS_BASIS[klass]}): {explanation}",
+            caveats=caveats,
         )
         return TaskPrediction(single, klass, self.cluster_speedup(gpu, nodes, network))
 

@@ -102,3 +102,22 @@ def test_a_lambda_workload_is_refused_for_llm_training():
     with pytest.raises(InvalidInputError) as error:
         predict_full(ClassModel(), "h100-sxm5", "llm-training", "fp16", workload="bert_large")
     assert error.value.field == "workload"
+
+
+def test_cards_smaller_than_the_fitted_modules_say_it_is_an_extrapolation():
+    from shared.perfmodel.benchmarks import load_all
+    from shared.perfmodel.classmodel import LLM_TRAINING_SMALLEST_GB
+
+    by_id = load_catalog().by_id
+    measured = {
+        m.gpu_id
+        for m in load_all(include_in_sample=False).measurements
+        if m.workload in MLPERF_LLM_TRAINING
+    }
+    assert min(by_id[g].memory_gb for g in measured) == LLM_TRAINING_SMALLEST_GB
+    model = ClassModel()
+    small = model.predict_task(by_id["rtx-4090"], "llm-training", "fp16")
+    large = model.predict_task(by_id["h100-sxm5"], "llm-training", "fp16")
+    assert small is not None and large is not None
+    assert any("extrapolation" in c for c in small.single.caveats)
+    assert not any("extrapolation" in c for c in large.single.caveats)
