@@ -11,7 +11,8 @@ from shared.catalog.specs import GpuSpec, load_catalog
 from shared.perfmodel import benchmark_workloads as bw
 from shared.perfmodel import inference as inf
 from shared.perfmodel.benchmark_sources import measurement as bm
-from shared.perfmodel.features import data_precision, matmul_rate
+from shared.perfmodel.calibrated import NO_TENSOR_CORE_FP16_GAIN
+from shared.perfmodel.features import HALF, PRECISION_CLASS, data_precision, matmul_rate
 from shared.perfmodel.matrix_clock import matrix_fraction
 from shared.perfmodel.module_power import power_headroom_log
 from shared.perfmodel.params import load_params
@@ -62,9 +63,17 @@ def gemm_time(gpu: GpuSpec, ref: GpuSpec, precision: str, klass: str = TRAINING_
     training precision: FP8 where the hardware has it for transformers), at the batch
     each GPU's memory allows: the Lambda batch factor that the calibrated base carries
     applies to the matrix multiplies too (bigger batches are bigger, better-used GEMMs)."""
-    ref_rate = matmul_rate(ref, reference_precision(precision)) or ref.fp32_tflops
-    peak = ref_rate / (matmul_rate(gpu, precision) or gpu.fp32_tflops)
+    peak = _gemm_rate(ref, reference_precision(precision)) / _gemm_rate(gpu, precision)
     return peak / memory_batch_factor(gpu, ref, klass, precision)
+
+
+def _gemm_rate(gpu: GpuSpec, precision: str) -> float:
+    """Matrix rate of large matrix multiplies; a card without Tensor Cores (RDNA 3's WMMA
+    runs on the shader ALUs) gains at most what the calibrated base allows it in 16 bits."""
+    rate = matmul_rate(gpu, precision) or gpu.fp32_tflops
+    if not gpu.has_tensor_cores and PRECISION_CLASS[precision] == HALF:
+        rate = min(rate, gpu.fp32_tflops * NO_TENSOR_CORE_FP16_GAIN)
+    return rate
 
 
 def memory_batch_factor(gpu: GpuSpec, ref: GpuSpec, klass: str, precision: str) -> float:
@@ -79,10 +88,11 @@ def memory_batch_factor(gpu: GpuSpec, ref: GpuSpec, klass: str, precision: str) 
     return math.exp(sum(logs) / len(logs))
 
 
-def training_precision(workload_class: str, gpu: GpuSpec) -> str:
-    """MLPerf transformer training runs FP8 where the hardware has it (Transformer
-    Engine); CNN training stays in 16 bits."""
-    if workload_class == TRAINING_NLP and fp8_rate(gpu) is not None:
+def training_precision(workload_class: str, gpu: GpuSpec, vendor_libraries: bool = True) -> str:
+    """MLPerf transformer training runs FP8 where the hardware has it (the vendors'
+    libraries: Transformer Engine, AMD's FP8 training); CNN training, and frameworks
+    written apart from those libraries (tinygrad), stay in 16 bits."""
+    if workload_class == TRAINING_NLP and vendor_libraries and fp8_rate(gpu) is not None:
         return "fp8"
     return "fp16"
 
@@ -108,7 +118,7 @@ def prepare(
         if model_group == inf.TRAINING_GROUP:
             # Training benchmark classes are the product's own (workloads.py).
             klass = m.workload_class
-            precision = training_precision(klass, gpu)
+            precision = training_precision(klass, gpu, not m.independent_framework)
             base = training_base(gpu, klass, precision)
             if base is None:
                 continue

@@ -80,6 +80,9 @@ class Measurement:
     system: str
     # Only MLPerf: who submitted (for the same-submitter sensitivity check).
     submitter: str = ""
+    # Only MLPerf Training: a framework written apart from the vendors' libraries
+    # (tinygrad), so without their FP8 training path (Transformer Engine).
+    independent_framework: bool = False
 
 
 @dataclass(frozen=True, slots=True)

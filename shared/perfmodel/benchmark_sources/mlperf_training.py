@@ -89,7 +89,8 @@ def load_mlperf_training(catalog: Catalog) -> LoadResult:
             result.skip(MLPERF_TRAINING, SKIP_OTHER_UNIT, f"{row['system']} {benchmark}: {work}")
             continue
         table_id = f"mlperf-training {row['round']} {row['division']} {benchmark}"
-        if row["framework"].strip().lower().startswith(INDEPENDENT_FRAMEWORKS):
+        independent = row["framework"].strip().lower().startswith(INDEPENDENT_FRAMEWORKS)
+        if independent:
             # Its own table: a framework written apart from the vendors' libraries is
             # 20-40x slower on the same GPU, a software gap no GPU ratio should absorb.
             table_id += f" ({row['framework'].split(',')[0].strip()})"
@@ -107,6 +108,7 @@ def load_mlperf_training(catalog: Catalog) -> LoadResult:
                 derived=True,
                 system=f"{row['submitter']} {row['system']}",
                 submitter=row["submitter"],
+                independent_framework=independent,
             )
         )
     return result
