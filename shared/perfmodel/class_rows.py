@@ -16,7 +16,7 @@ from shared.perfmodel.features import HALF, PRECISION_CLASS, data_precision, mat
 from shared.perfmodel.matrix_clock import matrix_fraction
 from shared.perfmodel.module_power import power_headroom_log
 from shared.perfmodel.params import load_params
-from shared.perfmodel.timemodel import batch_factor, reference_precision
+from shared.perfmodel.timemodel import batch_factor, clock_factor, reference_precision
 from shared.perfmodel.workloads import CLASS_FAMILY, TRAINING_NLP, fp8_rate
 
 REFERENCE_GPU = "rtx-3090"
@@ -62,9 +62,16 @@ def gemm_time(gpu: GpuSpec, ref: GpuSpec, precision: str, klass: str = TRAINING_
     """Time of the same matrix multiplies on `gpu` relative to `ref` (each at its own
     training precision: FP8 where the hardware has it for transformers), at the batch
     each GPU's memory allows: the Lambda batch factor that the calibrated base carries
-    applies to the matrix multiplies too (bigger batches are bigger, better-used GEMMs)."""
+    applies to the matrix multiplies too (bigger batches are bigger, better-used GEMMs),
+    and so does its sustained clock of a power-limited chip (every unit slows)."""
     peak = _gemm_rate(ref, reference_precision(precision)) / _gemm_rate(gpu, precision)
-    return peak / memory_batch_factor(gpu, ref, klass, precision)
+    return peak / base_clock(gpu, ref, klass) / memory_batch_factor(gpu, ref, klass, precision)
+
+
+def base_clock(gpu: GpuSpec, ref: GpuSpec, klass: str) -> float:
+    """The calibrated base's sustained-clock factor of `gpu` against `ref` (timemodel)."""
+    threshold = load_params().families[CLASS_FAMILY[klass]].power_threshold
+    return clock_factor(gpu, threshold) / clock_factor(ref, threshold)
 
 
 def _gemm_rate(gpu: GpuSpec, precision: str) -> float:

@@ -9,7 +9,13 @@ from shared.catalog.specs import load_catalog
 from shared.perfmodel import classeval
 from shared.perfmodel.benchmark_sources import measurement as bm
 from shared.perfmodel.calibrated import NO_TENSOR_CORE_FP16_GAIN
-from shared.perfmodel.class_rows import REFERENCE_GPU, gemm_time, memory_batch_factor, prepare
+from shared.perfmodel.class_rows import (
+    REFERENCE_GPU,
+    base_clock,
+    gemm_time,
+    memory_batch_factor,
+    prepare,
+)
 from shared.perfmodel.classmodel import ClassModel
 from shared.perfmodel.workloads import TRAINING_NLP
 
@@ -45,19 +51,29 @@ def test_an_independent_framework_trains_in_16_bits_where_the_vendors_use_fp8():
 def test_a_card_without_tensor_cores_gets_the_bases_16_bit_gain_not_its_wmma_peak():
     by_id = load_catalog().by_id
     xtx, ref = by_id["rx-7900-xtx"], by_id[REFERENCE_GPU]
-    assert not xtx.has_tensor_cores and xtx.fp16_tensor_tflops == pytest.approx(122.8)
+    peak, ref_peak = xtx.fp16_tensor_tflops, ref.fp16_tensor_tflops
+    assert peak is not None and ref_peak is not None
+    assert not xtx.has_tensor_cores and peak == pytest.approx(122.8)
     capped = xtx.fp32_tflops * NO_TENSOR_CORE_FP16_GAIN
-    assert capped < xtx.fp16_tensor_tflops
+    assert capped < peak
     batch = memory_batch_factor(xtx, ref, TRAINING_NLP, "fp16")
-    expected = ref.fp16_tensor_tflops / capped / batch
-    assert gemm_time(xtx, ref, "fp16") == pytest.approx(expected)
-    # A card with Tensor Cores keeps its peak.
-    ada = by_id["rtx-4090"]
-    assert gemm_time(ada, ref, "fp16") == pytest.approx(
-        ref.fp16_tensor_tflops
-        / ada.fp16_tensor_tflops
-        / memory_batch_factor(ada, ref, TRAINING_NLP, "fp16")
-    )
+    assert base_clock(xtx, ref, TRAINING_NLP) == 1.0
+    assert gemm_time(xtx, ref, "fp16") == pytest.approx(ref_peak / capped / batch)
+
+
+def test_a_card_with_tensor_cores_keeps_its_peak_at_the_bases_sustained_clock():
+    by_id = load_catalog().by_id
+    ref = by_id[REFERENCE_GPU]
+    for gpu_id in ("rtx-4090", "l4", "h100-sxm5"):
+        gpu = by_id[gpu_id]
+        peak, ref_peak = gpu.fp16_tensor_tflops, ref.fp16_tensor_tflops
+        assert peak is not None and ref_peak is not None
+        batch = memory_batch_factor(gpu, ref, TRAINING_NLP, "fp16")
+        clock = base_clock(gpu, ref, TRAINING_NLP)
+        assert gemm_time(gpu, ref, "fp16") == pytest.approx(ref_peak / peak / clock / batch)
+    # The 72 W L4 cannot hold its boost clock; an H100 SXM can.
+    assert base_clock(by_id["l4"], ref, TRAINING_NLP) < 0.8
+    assert base_clock(by_id["h100-sxm5"], ref, TRAINING_NLP) == 1.0
 
 
 @pytest.mark.parametrize("task", ["nlp", "llm-training"])
