@@ -21,7 +21,7 @@ from typing import Any
 from shared.catalog.specs import GpuSpec, load_catalog
 from shared.perfmodel import inference as inf
 from shared.perfmodel.base import Prediction
-from shared.perfmodel.calibrated import CalibratedModel
+from shared.perfmodel.calibrated import WIDEN_NEW_ARCHITECTURE, CalibratedModel
 from shared.perfmodel.class_params import FittedParams, per_gpu_scaling
 from shared.perfmodel.class_rows import gemm_time
 from shared.perfmodel.features import rates
@@ -51,6 +51,10 @@ PARAMS_DIR = Path(__file__).parent / "params"
 # llama.cpp / Ollama, serving as in vLLM.
 CLASS_STACK = {LLM_DECODE: "llama.cpp", LLM_PREFILL: "llama.cpp"}
 SERVING_STACK = "vllm"
+GROUP_TABLES = {
+    inf.LLM_GROUP: "LLM",
+    inf.VISION_GROUP: "vision-inference (MLPerf ResNet, RetinaNet, 3D U-Net, SDXL)",
+}
 FAMILY_TASKS = {"cv": "cv", "nlp": "nlp"}
 # The smallest memory among the GPUs of MLPerf's LLM training rows (H100 SXM): below it
 # the training-llm share is an extrapolation.
@@ -318,13 +322,29 @@ class ClassModel:
         explanation: str,
         caveats: list[str],
     ) -> Prediction:
-        """A model prediction (not a measurement) with the class's 80 % interval."""
+        """A model prediction (not a measurement) with the class's 80 % interval, widened
+        where no table of the class measured the GPU's architecture."""
+        interval = self._interval(klass, value)
+        group = inf.LLM_GROUP if klass in LLM_CLASSES else inf.VISION_GROUP
+        reference = load_catalog().by_id[self.reference_gpu].architecture
+        fitted = self.params.fitted.arch_log.get(group, {})
+        if gpu.architecture != reference and gpu.architecture not in fitted:
+            # The log half-width doubles, as the training base does for a new architecture.
+            low, high = interval
+            widen = WIDEN_NEW_ARCHITECTURE
+            interval = (value * (low / value) ** widen, value * (high / value) ** widen)
+            caveats = [
+                *caveats,
+                f"{gpu.architecture}: in none of the {GROUP_TABLES[group]} tables the model "
+                f"is fitted on, so {reference}'s efficiency is assumed (extrapolated; "
+                "interval widened)",
+            ]
         return Prediction(
             gpu_id=gpu.id,
             task=klass,
             precision=precision,
             relative_throughput=value,
-            interval=self._interval(klass, value),
+            interval=interval,
             basis="calibrated-model",
             reference_gpu=self.reference_gpu,
             model_version=self.version,

@@ -6,7 +6,8 @@ import math
 
 import pytest
 
-from shared.perfmodel.classmodel import ClassModel, load_class_params
+from shared.catalog.specs import load_catalog
+from shared.perfmodel.classmodel import ClassModel, TaskPrediction, load_class_params
 from shared.perfmodel.workloads import TASK_CLASS, LlmWorkload
 
 
@@ -95,3 +96,31 @@ def test_new_architectures_have_fitted_offsets():
         assert arch in fitted.arch_log["training"]
         assert arch in fitted.arch_log["llm"]
     assert all(math.isfinite(v) and v > 0 for v in load_class_params().half_width.values())
+
+
+@pytest.mark.parametrize(
+    ("gpu_id", "task", "measured_like"),
+    [
+        ("mi300x", "image-generation", "h100-sxm5"),
+        ("v100-32gb-sxm2", "llm-inference", "a100-80gb-sxm4"),
+    ],
+)
+def test_an_architecture_no_table_of_the_class_measured_is_flagged_and_widened(
+    gpu_id, task, measured_like
+):
+    by_id = load_catalog().by_id
+    model = ClassModel()
+    fitted = model.params.fitted.arch_log
+    group = "vision" if task == "image-generation" else "llm"
+    assert by_id[gpu_id].architecture not in fitted[group]
+    lone = model.predict_task(by_id[gpu_id], task, "fp16")
+    known = model.predict_task(by_id[measured_like], task, "fp16")
+    assert lone is not None and known is not None
+    assert any("extrapolated; interval widened" in c for c in lone.single.caveats)
+    assert not any("interval widened" in c for c in known.single.caveats)
+
+    def log_width(result: TaskPrediction) -> float:
+        low, high = result.single.interval
+        return math.log(high / low)
+
+    assert log_width(lone) == pytest.approx(2 * log_width(known))
