@@ -3,8 +3,10 @@ price-history chart, for the most-priced card and a datacenter module.
 
 For each size (a year of prices, bench/scale_data.py) on a fresh PostgreSQL database, the
 app is served in-process (FastAPI's TestClient: the same request path without a socket)
-and each page is requested `--rounds` times. Prints medians and their growth between the
-smallest and the largest size, measured in one run; never asserts times.
+and each page is requested `--rounds` times again (nothing stored since the last view)
+and `--rounds` times right after a new price of the GPU (nothing cached can be reused).
+Prints medians and their growth between the smallest and the largest size, measured in
+one run; never asserts times.
 
     .venv/bin/python bench/gpu_page.py [--sizes 10000,1000000] [--rounds 7]
 """
@@ -19,17 +21,19 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
+from decimal import Decimal
 from pathlib import Path
 
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
+from sqlalchemy.engine import Engine
 from sqlmodel import col
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.scale_data import ScaleSpec, insert_all  # noqa: E402
 from services.api.app import create_app  # noqa: E402
-from shared.kit.db import make_engine  # noqa: E402
+from shared.kit.db import make_engine, session_scope  # noqa: E402
 from shared.kit.settings import get_settings  # noqa: E402
 from shared.models import CloudOffer, PriceObservation  # noqa: E402
 from shared.wiring.bootstrap import prepare_database  # noqa: E402
@@ -44,9 +48,16 @@ PAGES: dict[str, Callable[[str], tuple[str, dict[str, str]]]] = {
 }
 
 
-def _timed(client: TestClient, path: str, headers: dict[str, str], rounds: int) -> float:
+def _timed(
+    client: TestClient,
+    path: str,
+    headers: dict[str, str],
+    rounds: int,
+    before: Callable[[], None] = lambda: None,
+) -> float:
     timings = []
     for _ in range(rounds):
+        before()
         start = time.perf_counter()
         response = client.get(path, headers=headers)
         timings.append(time.perf_counter() - start)
@@ -54,7 +65,30 @@ def _timed(client: TestClient, path: str, headers: dict[str, str], rounds: int) 
     return statistics.median(timings) * 1000
 
 
-def measure(rows: int, rounds: int, seed: int) -> dict[tuple[str, str], float]:
+def _new_price(engine: Engine, gpu_id: str) -> Callable[[], None]:
+    """Stores one more price of the GPU: nothing computed before it can be reused."""
+    counter = iter(range(1_000_000))
+
+    def store() -> None:
+        n = next(counter)
+        with session_scope(engine) as session:
+            session.add(
+                PriceObservation(
+                    gpu_id=gpu_id,
+                    condition="used",
+                    price=Decimal("900.00"),
+                    price_usd=Decimal("900.00"),
+                    kind="scraped",
+                    source="bench",
+                    listing_id=f"bench-{n}",
+                    observed_at=datetime.now(UTC),
+                )
+            )
+
+    return store
+
+
+def measure(rows: int, rounds: int, seed: int) -> dict[tuple[str, str], tuple[float, float]]:
     url, database = _create_postgres_database()
     data_dir = tempfile.mkdtemp(prefix="gpu-page-bench-")
     os.environ.update(
@@ -68,7 +102,7 @@ def measure(rows: int, rounds: int, seed: int) -> dict[tuple[str, str], float]:
     )
     get_settings.cache_clear()
     settings = get_settings()
-    figures: dict[tuple[str, str], float] = {}
+    figures: dict[tuple[str, str], tuple[float, float]] = {}
     try:
         engine = make_engine(url)
         prepare_database(open_context(settings, engine))
@@ -83,26 +117,37 @@ def measure(rows: int, rounds: int, seed: int) -> dict[tuple[str, str], float]:
                     select(func.count()).where(col(CloudOffer.gpu_id) == gpu)
                 ).scalar_one()
                 print(f"[{rows}] {gpu}: {prices} prices, {offers} cloud offers", flush=True)
-        engine.dispose()
         with TestClient(create_app(settings)) as client:
             for gpu in GPUS:
                 for name, page in PAGES.items():
                     path, headers = page(gpu)
                     _timed(client, path, headers, 1)  # warm-up
-                    figures[(gpu, name)] = _timed(client, path, headers, rounds)
-                    print(f"[{rows}] {gpu} {name}: {figures[(gpu, name)]:.0f} ms", flush=True)
+                    again = _timed(client, path, headers, rounds)
+                    fresh = _timed(client, path, headers, rounds, _new_price(engine, gpu))
+                    figures[(gpu, name)] = (again, fresh)
+                    print(
+                        f"[{rows}] {gpu} {name}: {again:.0f} ms again, {fresh:.0f} ms after "
+                        "a new price",
+                        flush=True,
+                    )
+        engine.dispose()
     finally:
         _drop_postgres_database(database)
     return figures
 
 
-def report(sizes: Sequence[int], all_figures: Sequence[dict[tuple[str, str], float]]) -> None:
-    print("\n| GPU | page | " + " | ".join(f"{n:,} rows" for n in sizes) + " | growth |")
+def report(
+    sizes: Sequence[int], all_figures: Sequence[dict[tuple[str, str], tuple[float, float]]]
+) -> None:
+    """Each cell: the page again (nothing stored since) / right after a new price."""
+    head = " | ".join(f"{n:,} rows" for n in sizes)
+    print(f"\n| GPU | page | {head} | growth (again / after a price) |")
     print("|---|---|" + "---|" * len(sizes) + "---|")
     for key in all_figures[0]:
         values = [f[key] for f in all_figures]
-        cells = " | ".join(f"{v:.0f} ms" for v in values)
-        print(f"| {key[0]} | {key[1]} | {cells} | {values[-1] / values[0]:.2f}x |")
+        cells = " | ".join(f"{a:.0f} / {b:.0f} ms" for a, b in values)
+        growth = f"{values[-1][0] / values[0][0]:.2f}x / {values[-1][1] / values[0][1]:.2f}x"
+        print(f"| {key[0]} | {key[1]} | {cells} | {growth} |")
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -185,41 +185,55 @@ def bucket_days(observations: Sequence[Observation]) -> int:
     if not observations:
         return 1
     times = [o.observed_at for o in observations]
-    span = (max(times) - min(times)).days + 1
+    return period_days(min(times), max(times))
+
+
+def period_days(first: datetime, last: datetime) -> int:
+    """The shortest period giving at most MAX_BUCKETS buckets from `first` to `last`."""
+    span = (last - first).days + 1
     for days in _PERIOD_DAYS:
         if math.ceil(span / days) <= MAX_BUCKETS:
             return days
     return _PERIOD_DAYS[-1]
 
 
+# One period of one series: (condition, source, kind), period index, median, low, high, n.
+Period = tuple[tuple[str, str, str], int, float, float, float, int]
+
+
 def price_series(observations: Iterable[Observation]) -> list[Series]:
     """One series per (condition, source): per-period median with min-max spread."""
     items = list(observations)
+    if not items:
+        return []
     days = bucket_days(items)
-    origin = min((o.observed_at for o in items), default=None)
+    origin = min(o.observed_at for o in items)
     grouped: dict[tuple[str, str, str], dict[int, list[float]]] = defaultdict(
         lambda: defaultdict(list)
     )
     for o in items:
-        assert origin is not None
         index = (o.observed_at - origin).days // days
         grouped[(o.condition, o.source, o.kind)][index].append(o.usd)
-    series = []
-    for (condition, source, kind), periods in grouped.items():
-        assert origin is not None
-        buckets = tuple(
-            Bucket(
-                start=origin + timedelta(days=index * days),
-                median=statistics.median(values),
-                low=min(values),
-                high=max(values),
-                n=len(values),
-            )
-            for index, values in sorted(periods.items())
-        )
-        series.append(Series(condition, source, kind, buckets))
+    periods = [
+        (key, index, statistics.median(values), min(values), max(values), len(values))
+        for key, by_index in grouped.items()
+        for index, values in by_index.items()
+    ]
+    return series_of(periods, origin, days)
+
+
+def series_of(periods: Iterable[Period], origin: datetime, days: int) -> list[Series]:
+    """Series from per-period figures (computed here or by the database)."""
+    grouped: dict[tuple[str, str, str], list[tuple[int, Bucket]]] = defaultdict(list)
+    for key, index, median, low, high, n in periods:
+        start = origin + timedelta(days=index * days)
+        grouped[key].append((index, Bucket(start, median, low, high, n)))
+    series = [
+        Series(condition, source, kind, tuple(b for _, b in sorted(buckets, key=lambda x: x[0])))
+        for (condition, source, kind), buckets in grouped.items()
+    ]
     # New before used, then by source: a stable legend order across GPUs.
-    series.sort(key=lambda s: (s.condition != "new", s.condition, s.source))
+    series.sort(key=lambda s: (s.condition != "new", s.condition, s.source, s.kind))
     return series
 
 

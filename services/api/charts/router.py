@@ -113,8 +113,9 @@ def price_history_chart(
     spec = service.resolve_gpu(gpu)
     if since is not None and since.tzinfo is None:
         since = since.replace(tzinfo=UTC)
-    observations = service.observations(session, spec.id, condition, since)
-    series = data.price_series(observations)
+    series = service.cached_series(
+        session, request.app.state.price_cache, spec.id, condition, since
+    )
     title = f"{data.short_name(spec.name)}: price history"
     desc = data.series_text(spec.name, series)
     cache = service.image_cache(request.app)

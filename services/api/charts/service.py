@@ -6,10 +6,12 @@ import hashlib
 from datetime import datetime
 
 from fastapi import FastAPI
-from sqlalchemy import select
+from sqlalchemy import ColumnElement, Float, case, cast, extract, func, select
 from sqlmodel import Session, col
 
-from services.api.charts.data import Observation
+from services.api.charts import data
+from services.api.charts.data import Observation, Series
+from services.api.prices.cache import PriceCache, price_version
 from services.api.recommend.cache import ResponseCache
 from shared.catalog.aliases import catalog_id
 from shared.catalog.specs import GpuSpec, load_catalog
@@ -29,28 +31,102 @@ def observations(
     """Prices the market uses (quarantined jumps left out), oldest first."""
     # Plain columns through the connection: ORM objects cost ~30 us each, and popular
     # cards have thousands of prices.
-    query = select(
-        col(PriceObservation.observed_at),
-        col(PriceObservation.price_usd),
-        col(PriceObservation.condition),
-        col(PriceObservation.kind),
-        col(PriceObservation.source),
-    ).where(
-        col(PriceObservation.gpu_id) == gpu_id,
-        col(PriceObservation.quarantined).is_(False),
-    )
-    if condition is not None:
-        query = query.where(
-            col(PriceObservation.condition).in_(CONDITION_GROUPS.get(condition, (condition,)))
+    query = (
+        select(
+            col(PriceObservation.observed_at),
+            col(PriceObservation.price_usd),
+            col(PriceObservation.condition),
+            col(PriceObservation.kind),
+            col(PriceObservation.source),
         )
-    if since is not None:
-        query = query.where(col(PriceObservation.observed_at) >= since)
-    query = query.order_by(col(PriceObservation.observed_at))
+        .where(*_history_filter(gpu_id, condition, since))
+        .order_by(col(PriceObservation.observed_at))
+    )
     return [
         # 'refurbished' is priced with 'used' everywhere else; the chart follows suit.
         Observation(at, float(usd), "used" if cond == "refurbished" else cond, kind, source)
         for at, usd, cond, kind, source in session.connection().execute(query)
     ]
+
+
+def price_series(
+    session: Session, gpu_id: str, condition: str | None = None, since: datetime | None = None
+) -> list[Series]:
+    """The price chart's series. PostgreSQL computes the per-period figures itself: the
+    most-priced card holds a quarter of a million rows at a million (bench/gpu_page.py),
+    too many to send to Python per page view. The embedded default's SQLite holds far
+    fewer and has no median, so its rows are read (`observations`)."""
+    if session.connection().dialect.name != "postgresql":
+        return data.price_series(observations(session, gpu_id, condition, since))
+    where = _history_filter(gpu_id, condition, since)
+    observed = col(PriceObservation.observed_at)
+    first, last = (
+        session.connection()
+        .execute(select(func.min(observed), func.max(observed)).where(*where))
+        .one()
+    )
+    if first is None:
+        return []
+    days = data.period_days(first, last)
+    # As in `observations`: refurbished is priced with used.
+    condition_of = case(
+        (col(PriceObservation.condition) == "refurbished", "used"),
+        else_=col(PriceObservation.condition),
+    )
+    # Whole days since the first price, then whole periods, as data.price_series counts.
+    index = func.floor(func.floor(extract("epoch", observed - first) / 86400) / days)
+    price = col(PriceObservation.price_usd)
+    query = (
+        select(
+            condition_of,
+            col(PriceObservation.source),
+            col(PriceObservation.kind),
+            index,
+            # In double precision, as the rows' medians are computed from floats.
+            func.percentile_cont(0.5).within_group(cast(price, Float)),
+            func.min(price),
+            func.max(price),
+            func.count(),
+        )
+        .where(*where)
+        .group_by(condition_of, col(PriceObservation.source), col(PriceObservation.kind), index)
+    )
+    periods = [
+        ((cond, source, kind), int(i), float(median), float(low), float(high), n)
+        for cond, source, kind, i, median, low, high, n in session.connection().execute(query)
+    ]
+    return data.series_of(periods, first, days)
+
+
+def cached_series(
+    session: Session,
+    cache: PriceCache,
+    gpu_id: str,
+    condition: str | None = None,
+    since: datetime | None = None,
+) -> list[Series]:
+    """`price_series`, reused while no price was stored (prices/cache.py): the chart and
+    the GPU page of a popular card ask for the same series again and again."""
+    return cache.get(
+        ("chart-series", gpu_id, condition, since),
+        price_version(session),
+        lambda: price_series(session, gpu_id, condition, since),
+    )
+
+
+def _history_filter(
+    gpu_id: str, condition: str | None, since: datetime | None
+) -> list[ColumnElement[bool]]:
+    where = [
+        col(PriceObservation.gpu_id) == gpu_id,
+        col(PriceObservation.quarantined).is_(False),
+    ]
+    if condition is not None:
+        group = CONDITION_GROUPS.get(condition, (condition,))
+        where.append(col(PriceObservation.condition).in_(group))
+    if since is not None:
+        where.append(col(PriceObservation.observed_at) >= since)
+    return where
 
 
 def image_cache(app: FastAPI) -> ResponseCache:

@@ -167,7 +167,7 @@ router.add_api_route(
 
 
 def gpu_page(
-    gpu_id: str, session: SessionDep, settings: SettingsDep, model: ModelDep
+    request: Request, gpu_id: str, session: SessionDep, settings: SettingsDep, model: ModelDep
 ) -> HTMLResponse:
     """Specs, provenance, price history, cloud offers and the model's predictions."""
     try:
@@ -175,7 +175,7 @@ def gpu_page(
     except InputError as exc:
         # The closest ids, as the JSON 404 has them.
         raise HTTPException(404, {"message": exc.message}) from exc
-    view = gpu_view(session, spec, settings, model)
+    view = gpu_view(session, spec, settings, model, request.app.state.price_cache)
     return HTMLResponse(render("gpu.html", view=view, spec_value=spec_value, title=spec.name))
 
 
