@@ -323,7 +323,7 @@ class ClassModel:
         caveats: list[str],
     ) -> Prediction:
         """A model prediction (not a measurement) with the class's 80 % interval, widened
-        where no table of the class measured the GPU's architecture."""
+        where no table of the class's model group measured the GPU's architecture."""
         interval = self._interval(klass, value)
         group = inf.LLM_GROUP if klass in LLM_CLASSES else inf.VISION_GROUP
         reference = load_catalog().by_id[self.reference_gpu].architecture

@@ -49,7 +49,7 @@ CLASS_BASIS: dict[str, str] = {
     TRAINING_NLP: _TRAINING_BASIS,
     TRAINING_LLM: _TRAINING_BASIS
     + "; plus the share of time in large matrix multiplies fitted to MLPerf's LLM training "
-    "benchmarks (their median), which scales with the matrix rate alone",
+    "benchmarks (one share for them), which scales with the matrix rate alone",
     LLM_PREFILL: "LLM prefill: matrix-bound, weights read once per prompt",
     LLM_DECODE: "LLM decode at batch 1: weight bytes per token / achieved memory bandwidth, "
     "plus a per-token overhead",
