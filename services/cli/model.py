@@ -118,6 +118,13 @@ def predict(
         typer.echo(f"  layout: {layout['node_counts']} GPUs per machine ({layout['reason']})")
     for caveat in result["caveats"]:
         typer.echo(f"  note: {caveat}")
+    prefill = result["prefill"]
+    if prefill is not None:
+        low, high = prefill["interval"]
+        typer.echo(
+            f"  prefill (one GPU): {prefill['relative_throughput']:.2f}x "
+            f"({low:.2f}-{high:.2f}), {prefill['workload_class']}"
+        )
 
 
 DEFAULT_VALIDATION_PATH = DEFAULT_REPORT_DIR / "validation.md"

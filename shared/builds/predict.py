@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 
 from shared.builds.constants import AUTO, DEPLOYMENTS, MODEL_NETWORK, NETWORKS
 from shared.builds.layout import plan_layout
-from shared.catalog.specs import load_catalog
+from shared.catalog.specs import GpuSpec, load_catalog
 from shared.perfmodel.base import PRECISIONS
 from shared.perfmodel.classmodel import ClassModel
 from shared.perfmodel.lambda_data import WORKLOAD_ALIASES, WORKLOAD_FAMILY, canonical_workload
@@ -253,6 +253,27 @@ def predict_full(
             "batch": llm.batch,
             "context": llm.context,
         },
+        "prefill": _prefill(model, gpu, task, precision, llm),
+    }
+
+
+def _prefill(
+    model: ClassModel, gpu: GpuSpec, task: str, precision: str, llm: LlmWorkload | None
+) -> dict[str, Any] | None:
+    """llm-inference: the prompt's processing beside the decode answer (one GPU)."""
+    if task != "llm-inference":
+        return None
+    prediction = model.predict_prefill(gpu, llm or default_llm(precision))
+    if prediction is None:
+        return None
+    return {
+        "workload_class": prediction.task,
+        "class_basis": CLASS_BASIS[prediction.task],
+        "relative_throughput": prediction.relative_throughput,
+        "interval": list(prediction.interval),
+        "basis": prediction.basis,
+        "explanation": prediction.explanation,
+        "caveats": list(prediction.caveats),
     }
 
 

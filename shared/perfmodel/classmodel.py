@@ -41,6 +41,7 @@ from shared.perfmodel.workloads import (
     TRAINING_LLM,
     LlmWorkload,
     default_llm,
+    llm_class,
     runs_weights,
     task_class,
 )
@@ -312,6 +313,31 @@ class ClassModel:
         replicas = sum(n // tp for n in nodes)
         factor = per_gpu * tp * replicas / one
         return TaskPrediction(single, klass, factor, tp, llm)
+
+    def predict_prefill(self, gpu: GpuSpec, llm: LlmWorkload) -> Prediction | None:
+        """Prompt processing (the time to the first token) of one GPU relative to the
+        reference at 16 bits: matrix-bound, on the software stack of the request's class.
+        Its held-out accuracy is not measurable on the bundled data (one table)."""
+        if not runs_weights(gpu, llm.weights):
+            return None
+        params = self.params.fitted.inference()
+        stack = CLASS_STACK.get(llm_class(llm), SERVING_STACK)
+        ref = load_catalog().by_id[self.reference_gpu]
+        one = inf.prefill_tokens_per_s(gpu, llm, params, stack)
+        reference = inf.prefill_tokens_per_s(ref, replace(llm, weights="fp16"), params, stack)
+        return self._modelled(
+            gpu,
+            LLM_PREFILL,
+            llm.weights,
+            one / reference,
+            f"{LLM_PREFILL} ({CLASS_BASIS[LLM_PREFILL]}): {llm.params_b:g}B, {llm.weights} "
+            f"weights, {llm.prompt_tokens} prompt tokens on {stack}; reference "
+            f"{self.reference_gpu} at fp16",
+            [
+                f"{LLM_PREFILL}: held-out accuracy not measurable (one benchmark table with two "
+                "GPUs); the interval is that table's error"
+            ],
+        )
 
     def _modelled(
         self,

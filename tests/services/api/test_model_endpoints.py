@@ -1,4 +1,5 @@
 import math
+from typing import Any
 
 import pytest
 
@@ -273,3 +274,25 @@ def test_model_predict_applies_the_power_limited_matrix_clock(market_client):
         assert math.isclose(body["relative_throughput"], served.single.relative_throughput)
         named = "power-limited clock" in body["explanation"]
         assert named == (gpu_id == "mi300x")
+
+
+def test_model_predict_llm_inference_answers_the_prefill_beside_the_decode(market_client):
+    def predict(gpu: str, task: str = "llm-inference") -> dict[str, Any]:
+        response = market_client.get("/model/predict", params={"gpu": gpu, "task": task})
+        assert response.status_code == 200, response.text
+        body: dict[str, Any] = response.json()
+        return body
+
+    h100, rtx = predict("h100-sxm5"), predict("rtx-4090")
+    prefill = h100["prefill"]
+    assert prefill["workload_class"] == "llm-prefill"
+    assert prefill["class_basis"].startswith("LLM prefill: matrix-bound")
+    low, high = prefill["interval"]
+    assert low < prefill["relative_throughput"] < high
+    assert any("not measurable" in c for c in prefill["caveats"])
+    # Prefill follows the matrix rate, decode the bandwidth: the H100's lead over an RTX
+    # 4090 (5.7x the 16-bit matrix rate, 3.3x the bandwidth) is larger in prefill.
+    decode_lead = h100["single_gpu_relative_throughput"] / rtx["single_gpu_relative_throughput"]
+    prefill_lead = prefill["relative_throughput"] / rtx["prefill"]["relative_throughput"]
+    assert prefill_lead > 1.2 * decode_lead > 1
+    assert predict("h100-sxm5", "nlp")["prefill"] is None
