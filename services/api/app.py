@@ -13,6 +13,7 @@ from starlette.concurrency import run_in_threadpool
 from services.api import errors, metrics, openapi_security
 from services.api.alerts.router import router as alerts_router
 from services.api.charts.router import router as charts_router
+from services.api.charts.series_cache import SeriesCache
 from services.api.gpus.router import router as gpus_router
 from services.api.guard import InputGuard
 from services.api.health.router import FreshnessCache
@@ -75,6 +76,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.response_cache = ResponseCache()
     app.state.freshness_cache = FreshnessCache()
     app.state.price_cache = PriceCache()
+    app.state.series_cache = SeriesCache()
     errors.install(app)
     # Bad input is refused before routes and the database; inside the request metrics,
     # which count the refusals (route "unmatched").

@@ -206,20 +206,23 @@ def price_series(observations: Iterable[Observation]) -> list[Series]:
     items = list(observations)
     if not items:
         return []
-    days = bucket_days(items)
-    origin = min(o.observed_at for o in items)
+    origin, days = min(o.observed_at for o in items), bucket_days(items)
+    return series_of(periods_of(items, origin, days), origin, days)
+
+
+def periods_of(observations: Iterable[Observation], origin: datetime, days: int) -> list[Period]:
+    """Per-period figures of the observations, periods of `days` counted from `origin`."""
     grouped: dict[tuple[str, str, str], dict[int, list[float]]] = defaultdict(
         lambda: defaultdict(list)
     )
-    for o in items:
+    for o in observations:
         index = (o.observed_at - origin).days // days
         grouped[(o.condition, o.source, o.kind)][index].append(o.usd)
-    periods = [
+    return [
         (key, index, statistics.median(values), min(values), max(values), len(values))
         for key, by_index in grouped.items()
         for index, values in by_index.items()
     ]
-    return series_of(periods, origin, days)
 
 
 def series_of(periods: Iterable[Period], origin: datetime, days: int) -> list[Series]:

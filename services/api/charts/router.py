@@ -113,9 +113,7 @@ def price_history_chart(
     spec = service.resolve_gpu(gpu)
     if since is not None and since.tzinfo is None:
         since = since.replace(tzinfo=UTC)
-    series = service.cached_series(
-        session, request.app.state.price_cache, spec.id, condition, since
-    )
+    series = request.app.state.series_cache.get(session, spec.id, condition, since)
     title = f"{data.short_name(spec.name)}: price history"
     desc = data.series_text(spec.name, series)
     cache = service.image_cache(request.app)

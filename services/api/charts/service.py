@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from datetime import datetime
+from datetime import UTC, datetime
 
 from fastapi import FastAPI
 from sqlalchemy import ColumnElement, Float, case, cast, extract, func, select
@@ -11,7 +11,6 @@ from sqlmodel import Session, col
 
 from services.api.charts import data
 from services.api.charts.data import Observation, Series
-from services.api.prices.cache import PriceCache, price_version
 from services.api.recommend.cache import ResponseCache
 from shared.catalog.aliases import catalog_id
 from shared.catalog.specs import GpuSpec, load_catalog
@@ -52,29 +51,58 @@ def observations(
 def price_series(
     session: Session, gpu_id: str, condition: str | None = None, since: datetime | None = None
 ) -> list[Series]:
-    """The price chart's series. PostgreSQL computes the per-period figures itself: the
-    most-priced card holds a quarter of a million rows at a million (bench/gpu_page.py),
-    too many to send to Python per page view. The embedded default's SQLite holds far
-    fewer and has no median, so its rows are read (`observations`)."""
-    if session.connection().dialect.name != "postgresql":
-        return data.price_series(observations(session, gpu_id, condition, since))
-    where = _history_filter(gpu_id, condition, since)
-    observed = col(PriceObservation.observed_at)
-    first, last = (
-        session.connection()
-        .execute(select(func.min(observed), func.max(observed)).where(*where))
-        .one()
-    )
-    if first is None:
+    """The price chart's series, from every matching price."""
+    first, last, _ = span(session, gpu_id, condition, since)
+    if first is None or last is None:
         return []
     days = data.period_days(first, last)
+    return data.series_of(periods(session, gpu_id, condition, since, first, days), first, days)
+
+
+def span(
+    session: Session,
+    gpu_id: str,
+    condition: str | None,
+    since: datetime | None,
+    after_id: int | None = None,
+) -> tuple[datetime | None, datetime | None, int]:
+    """First and last time and count of the matching prices (with an id above `after_id`:
+    the prices stored since)."""
+    where = _history_filter(gpu_id, condition, since)
+    if after_id is not None:
+        where.append(col(PriceObservation.id) > after_id)
+    observed = col(PriceObservation.observed_at)
+    query = select(func.min(observed), func.max(observed), func.count()).where(*where)
+    first, last, n = session.connection().execute(query).one()
+    # SQLite hands back naive datetimes from an aggregate: the column stores UTC.
+    return _utc(first), _utc(last), n
+
+
+def periods(
+    session: Session,
+    gpu_id: str,
+    condition: str | None,
+    since: datetime | None,
+    origin: datetime,
+    days: int,
+    start: datetime | None = None,
+) -> list[data.Period]:
+    """Per-period figures of the matching prices from `start` on, periods of `days` from
+    `origin`. PostgreSQL computes them itself: the most-priced card holds a quarter of a
+    million rows at a million (bench/gpu_page.py), too many to send to Python per view.
+    The embedded default's SQLite holds far fewer and has no median: its rows are read."""
+    if start is not None:
+        since = start if since is None else max(since, start)
+    if session.connection().dialect.name != "postgresql":
+        return data.periods_of(observations(session, gpu_id, condition, since), origin, days)
+    observed = col(PriceObservation.observed_at)
     # As in `observations`: refurbished is priced with used.
     condition_of = case(
         (col(PriceObservation.condition) == "refurbished", "used"),
         else_=col(PriceObservation.condition),
     )
-    # Whole days since the first price, then whole periods, as data.price_series counts.
-    index = func.floor(func.floor(extract("epoch", observed - first) / 86400) / days)
+    # Whole days since the origin, then whole periods, as data.periods_of counts.
+    index = func.floor(func.floor(extract("epoch", observed - origin) / 86400) / days)
     price = col(PriceObservation.price_usd)
     query = (
         select(
@@ -88,30 +116,19 @@ def price_series(
             func.max(price),
             func.count(),
         )
-        .where(*where)
+        .where(*_history_filter(gpu_id, condition, since))
         .group_by(condition_of, col(PriceObservation.source), col(PriceObservation.kind), index)
     )
-    periods = [
+    return [
         ((cond, source, kind), int(i), float(median), float(low), float(high), n)
         for cond, source, kind, i, median, low, high, n in session.connection().execute(query)
     ]
-    return data.series_of(periods, first, days)
 
 
-def cached_series(
-    session: Session,
-    cache: PriceCache,
-    gpu_id: str,
-    condition: str | None = None,
-    since: datetime | None = None,
-) -> list[Series]:
-    """`price_series`, reused while no price was stored (prices/cache.py): the chart and
-    the GPU page of a popular card ask for the same series again and again."""
-    return cache.get(
-        ("chart-series", gpu_id, condition, since),
-        price_version(session),
-        lambda: price_series(session, gpu_id, condition, since),
-    )
+def _utc(value: datetime | None) -> datetime | None:
+    if value is None or value.tzinfo is not None:
+        return value
+    return value.replace(tzinfo=UTC)
 
 
 def _history_filter(

@@ -8,10 +8,9 @@ from dataclasses import dataclass, field
 from sqlmodel import Session
 
 from services.api.charts import data
-from services.api.charts.service import cached_series
+from services.api.charts.series_cache import SeriesCache
 from services.api.gpus import service as gpus_service
 from services.api.gpus.schemas import CloudPrice, GpuDetail
-from services.api.prices.cache import PriceCache
 from services.api.web import svg
 from services.api.web.render import usd
 from shared.builds.predict import InvalidInputError, predict_full
@@ -91,10 +90,10 @@ def _key_specs(spec: GpuSpec) -> list[tuple[str, str]]:
 
 
 def gpu_view(
-    session: Session, spec: GpuSpec, settings: Settings, model: ClassModel, cache: PriceCache
+    session: Session, spec: GpuSpec, settings: Settings, model: ClassModel, cache: SeriesCache
 ) -> GpuView:
     detail = gpus_service.detail(session, spec, settings)
-    series = cached_series(session, cache, spec.id)
+    series = cache.get(session, spec.id)
     predictions, version, reference = _predictions(model, spec.id)
     groups: dict[str, list[CloudPrice]] = defaultdict(list)
     for offer in detail.cloud:  # already sorted by pricing, then price

@@ -10,8 +10,7 @@ import pytest
 from sqlmodel import Session
 
 from services.api.charts import data
-from services.api.charts.service import cached_series, observations, price_series
-from services.api.prices.cache import PriceCache
+from services.api.charts.service import observations, price_series
 from shared.seed import seed_catalog
 from tests.factories import make_observation
 
@@ -41,7 +40,7 @@ def history(session: Session) -> Session:
     return session
 
 
-def _assert_equal(found: list[data.Series], expected: list[data.Series]) -> None:
+def assert_equal(found: list[data.Series], expected: list[data.Series]) -> None:
     assert [(s.condition, s.source, s.kind) for s in found] == [
         (s.condition, s.source, s.kind) for s in expected
     ]
@@ -68,24 +67,10 @@ def test_the_series_equal_the_ones_computed_from_every_row(history, condition, s
         1 if since == START + timedelta(days=330) else 7
     )
     found = price_series(history, GPU, condition, since)
-    _assert_equal(found, expected)
+    assert_equal(found, expected)
     # Refurbished prices are drawn as used; quarantined ones not at all.
     assert {s.condition for s in found} <= {"new", "used"}
 
 
 def test_no_prices_no_series(history):
     assert price_series(history, "h100-sxm5") == []
-
-
-def test_the_series_are_reused_until_a_price_is_stored(history):
-    cache = PriceCache()
-    first = cached_series(history, cache, GPU)
-    assert cached_series(history, cache, GPU) is first
-    # Another condition is another entry.
-    assert cached_series(history, cache, GPU, "used") is not first
-    history.add(make_observation(gpu_id=GPU, usd="99.00", condition="new", source="new-shop"))
-    history.flush()
-    after = cached_series(history, cache, GPU)
-    assert after is not first
-    assert any(s.source == "new-shop" for s in after)
-    assert not any(s.source == "new-shop" for s in first)
