@@ -191,12 +191,17 @@ def _handler_for(server: FixtureServer) -> type[BaseHTTPRequestHandler]:
             request = RecordedRequest(
                 self.command, parts.path, parts.query, headers, body, time.monotonic()
             )
+            # In flight while the answer is made (its delay), not while it is written: the
+            # client may send its next request as soon as it has read this body, before
+            # this thread returns from the write, and counting the write raced with that.
             try:
-                self._send(server._answer(request))
-            except (BrokenPipeError, ConnectionResetError):
-                pass  # the client gave up (timeout test)
+                answer = server._answer(request)
             finally:
                 server._done()
+            try:
+                self._send(answer)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up (timeout test)
 
         def _send(self, answer: Reply) -> None:
             self.send_response(answer.status)
