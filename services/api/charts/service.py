@@ -6,16 +6,17 @@ import hashlib
 from datetime import UTC, datetime
 
 from fastapi import FastAPI
-from sqlalchemy import ColumnElement, Float, case, cast, extract, func, select
+from sqlalchemy import ColumnElement, Float, cast, extract, func, select
 from sqlmodel import Session, col
 
 from services.api.charts import data
-from services.api.charts.data import Observation, Series
+from services.api.charts.data import Observation
 from services.api.recommend.cache import ResponseCache
 from shared.catalog.aliases import catalog_id
 from shared.catalog.specs import GpuSpec, load_catalog
 from shared.models import PriceObservation
 from shared.pricing.market import CONDITION_GROUPS
+from shared.pricing.window import market_group
 
 
 def resolve_gpu(text: str, field: str = "gpu") -> GpuSpec:
@@ -46,17 +47,6 @@ def observations(
         Observation(at, float(usd), "used" if cond == "refurbished" else cond, kind, source)
         for at, usd, cond, kind, source in session.connection().execute(query)
     ]
-
-
-def price_series(
-    session: Session, gpu_id: str, condition: str | None = None, since: datetime | None = None
-) -> list[Series]:
-    """The price chart's series, from every matching price."""
-    first, last, _ = span(session, gpu_id, condition, since)
-    if first is None or last is None:
-        return []
-    days = data.period_days(first, last)
-    return data.series_of(periods(session, gpu_id, condition, since, first, days), first, days)
 
 
 def span(
@@ -97,10 +87,7 @@ def periods(
         return data.periods_of(observations(session, gpu_id, condition, since), origin, days)
     observed = col(PriceObservation.observed_at)
     # As in `observations`: refurbished is priced with used.
-    condition_of = case(
-        (col(PriceObservation.condition) == "refurbished", "used"),
-        else_=col(PriceObservation.condition),
-    )
+    condition_of = market_group()
     # Whole days since the origin, then whole periods, as data.periods_of counts.
     index = func.floor(func.floor(extract("epoch", observed - origin) / 86400) / days)
     price = col(PriceObservation.price_usd)

@@ -1,5 +1,6 @@
-"""The price chart's series: on PostgreSQL computed in the database, on SQLite from the rows;
-both must equal data.price_series over every row (run on both backends)."""
+"""The price chart's series as a fresh SeriesCache computes them: on PostgreSQL in the
+database, on SQLite from the rows; both must equal data.price_series over every row (run
+on both backends)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ import pytest
 from sqlmodel import Session
 
 from services.api.charts import data
-from services.api.charts.service import observations, price_series
+from services.api.charts.series_cache import SeriesCache
+from services.api.charts.service import observations
 from shared.seed import seed_catalog
 from tests.factories import make_observation
 
@@ -66,11 +68,7 @@ def test_the_series_equal_the_ones_computed_from_every_row(history, condition, s
     assert data.bucket_days(observations(history, GPU, condition, since)) == (
         1 if since == START + timedelta(days=330) else 7
     )
-    found = price_series(history, GPU, condition, since)
+    found = SeriesCache().get(history, GPU, condition, since)
     assert_equal(found, expected)
     # Refurbished prices are drawn as used; quarantined ones not at all.
     assert {s.condition for s in found} <= {"new", "used"}
-
-
-def test_no_prices_no_series(history):
-    assert price_series(history, "h100-sxm5") == []
