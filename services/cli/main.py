@@ -12,11 +12,11 @@ from services.cli import parse_page
 from services.cli.api_keys import app as api_keys_app
 from services.cli.match import match_titles
 from services.cli.model import app as model_app
+from services.cli.options import gpu_id
 from services.cli.prices import app as prices_app
 from services.cli.quotes import app as quotes_app
 from services.cli.scrape import scrape
 from services.cli.tco import app as tco_app
-from services.cli.tco import gpu_id
 from shared.kit.settings import get_settings
 
 app = typer.Typer(

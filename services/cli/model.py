@@ -8,10 +8,8 @@ from typing import Annotated
 
 import typer
 
-from services.cli.options import fail, schema_options
+from services.cli.options import gpu_id, schema_options
 from shared.builds.predict import InvalidInputError, PredictRequest, predict_request
-from shared.catalog.aliases import catalog_id
-from shared.kit.errors import InputError
 
 app = typer.Typer(help="The calibrated performance model.", no_args_is_help=True)
 
@@ -94,12 +92,9 @@ def predict(
     # Loaded here, not at import: every other CLI command would pay for it.
     from shared.perfmodel.registry import get_model
 
+    known = gpu_id("gpu", gpu)  # before loading the model: a typo answers at once
     try:
-        gpu_id = catalog_id("gpu", gpu)  # before loading the model: a typo answers at once
-    except InputError as exc:
-        raise fail(str(exc), exc.valid) from None
-    try:
-        result = predict_request(get_model(), request, gpu_id)
+        result = predict_request(get_model(), request, known)
     except InvalidInputError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(code=2) from exc

@@ -14,6 +14,9 @@ import typer
 from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 
+from shared.catalog.aliases import catalog_id
+from shared.kit.errors import InputError
+
 Schema = TypeVar("Schema", bound=BaseModel)
 # Click has no Decimal type, and the schema checks the choices with the API's messages.
 AS_TEXT = (Decimal, str)
@@ -25,6 +28,15 @@ def fail(message: str, valid: list[str] | None = None) -> typer.Exit:
     hint = f"; valid values: {', '.join(valid)}" if valid and not named else ""
     typer.echo(f"error: {message}{hint}", err=True)
     return typer.Exit(2)
+
+
+def gpu_id(field: str, text: str) -> str:
+    """The catalog id an option names (id, catalog name or known alias, exactly); exit 2
+    naming the closest ids otherwise."""
+    try:
+        return catalog_id(field, text)
+    except InputError as exc:
+        raise fail(str(exc), exc.valid) from None
 
 
 def _choices(annotation: Any) -> tuple[str, ...]:

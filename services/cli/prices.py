@@ -9,9 +9,7 @@ from typing import Annotated
 import typer
 
 from services.cli.context import cli_context
-from services.cli.options import fail
-from shared.catalog.aliases import catalog_id
-from shared.kit.errors import InputError
+from services.cli.options import gpu_id
 from shared.pricing.intake import PriceInput, PriceRejected, record_price
 
 app = typer.Typer(help="Prices that do not come from the scraper.", no_args_is_help=True)
@@ -28,10 +26,9 @@ def add(
 ) -> None:
     """Store a quote: shown beside the market price and used by alerts; it never replaces
     the market price that rankings use."""
+    known = gpu_id("gpu", gpu)
     try:
-        price = PriceInput(catalog_id("gpu", gpu), Decimal(usd), condition, source, title, url)
-    except InputError as exc:
-        raise fail(str(exc), exc.valid) from None
+        price = PriceInput(known, Decimal(usd), condition, source, title, url)
     except InvalidOperation:
         typer.echo(f"error: usd: not a number: {usd!r}", err=True)
         raise typer.Exit(2) from None

@@ -10,8 +10,7 @@ import typer
 from pydantic import ValidationError
 
 from services.cli.context import cli_context
-from services.cli.options import fail, invalid, schema_options
-from services.cli.tco import gpu_id
+from services.cli.options import fail, gpu_id, invalid, schema_options
 from shared.kit.errors import InputError
 from shared.quotes import store
 from shared.quotes.compare import create_compare

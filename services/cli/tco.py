@@ -10,20 +10,12 @@ import typer
 
 from services.cli.context import cli_context
 from services.cli.options import fail, schema_options
-from shared.catalog.aliases import catalog_id
 from shared.kit.errors import InputError
 from shared.tco.report import TcoReport, build_report
 from shared.tco.request import with_catalog_ids
 from shared.tco.schemas import TcoRequest
 
 app = typer.Typer(help="Total cost of owning GPUs versus renting them.")
-
-
-def gpu_id(field: str, text: str) -> str:
-    try:
-        return catalog_id(field, text)
-    except InputError as exc:
-        raise fail(str(exc), exc.valid) from None
 
 
 def summary(report: TcoReport) -> dict[str, object]:
