@@ -34,7 +34,7 @@ from shared.perfmodel import inference as inf
 from shared.perfmodel.class_layout import ETA_START, Layout
 from shared.perfmodel.class_params import FittedParams, per_gpu_scaling
 from shared.perfmodel.class_rows import Row
-from shared.perfmodel.matrix_clock import matrix_clock_log, training_time_log
+from shared.perfmodel.matrix_clock import matrix_clock_log, matrix_time, training_time_log
 from shared.perfmodel.scaling import fit_scaling, interconnect_class
 
 # Typical log error of one benchmark value against the model (software, settings and
@@ -51,7 +51,7 @@ def predict_log(row: Row, params: FittedParams, ref: GpuSpec) -> float:
         # A module short of power per peak TFLOPS cannot hold its clock in dense matrix
         # multiplies, the kernels that draw the most power (module_power.py): in the
         # benchmark's own large GEMMs and in the Lambda mix's matrix share alike.
-        gemm = row.gemm_time * math.exp(-params.power_exponent * row.power_log)
+        gemm = matrix_time(row.gemm_time, row.power_log, params.power_exponent)
         clock = matrix_clock_log(row.matrix_fraction, row.power_log, params.power_exponent)
         value = training_time_log(row.base_log + clock, gemm, share) + offset
         eta = params.eta.get(interconnect_class(gpu), ETA_START)

@@ -26,7 +26,12 @@ from shared.perfmodel.class_params import FittedParams, per_gpu_scaling
 from shared.perfmodel.class_rows import gemm_time
 from shared.perfmodel.features import rates
 from shared.perfmodel.lambda_data import canonical_workload
-from shared.perfmodel.matrix_clock import matrix_clock_log, matrix_fraction, training_time_log
+from shared.perfmodel.matrix_clock import (
+    matrix_clock_log,
+    matrix_fraction,
+    matrix_time,
+    training_time_log,
+)
 from shared.perfmodel.memory import MemoryEstimate, fits, llm_memory
 from shared.perfmodel.module_power import power_headroom_log
 from shared.perfmodel.scaling import NETWORK_EFFICIENCY, balanced_nodes, interconnect_class
@@ -233,8 +238,11 @@ class ClassModel:
         if not share:
             return 0.0
         ref = load_catalog().by_id[self.reference_gpu]
-        gemm = gemm_time(gpu, ref, precision, TRAINING_LLM)
-        gemm *= math.exp(-fitted.power_exponent * power_headroom_log(gpu))
+        gemm = matrix_time(
+            gemm_time(gpu, ref, precision, TRAINING_LLM),
+            power_headroom_log(gpu),
+            fitted.power_exponent,
+        )
         mix = math.log(base) + clock
         return training_time_log(mix, gemm, share) - mix
 

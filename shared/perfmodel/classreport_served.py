@@ -104,7 +104,7 @@ def llm_training_lines(evaluation: Evaluation) -> list[str]:
     for protocol, fitted, nlp, llm in protocols:
         fit_cells, nlp_cells = _cells(_llm(fitted), None), _cells(_llm(nlp), None)
         held = f"{coverage:.0%}" if protocol == "leave one table out" and coverage else "-"
-        cells = [protocol, fit_cells[0], *fit_cells[1:], *nlp_cells[1:], *_cells(llm, None)[1:]]
+        cells = [protocol, *fit_cells, *nlp_cells[1:], *_cells(llm, None)[1:]]
         lines.append("| " + " | ".join([*cells, held]) + " |")
     lines += [
         "",

@@ -54,6 +54,12 @@ def matrix_clock_log(fraction: float, power_log: float, exponent: float) -> floa
     return -math.log(1.0 - fraction + fraction * slow)
 
 
+def matrix_time(gemm_time: float, power_log: float, exponent: float) -> float:
+    """A benchmark's large matrix multiplies at the power-limited clock: `gemm_time`
+    (relative to the reference's) slowed by (W per TFLOPS / best) ** -exponent."""
+    return gemm_time * math.exp(-exponent * power_log)
+
+
 def training_time_log(base_log: float, gemm: float, share: float) -> float:
     """Log throughput of a benchmark that spends `share` of the reference's time in large
     matrix multiplies (taking `gemm` times the reference's, so scaling with the matrix rate
