@@ -31,6 +31,7 @@ from sqlmodel import col
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.scale import scraped_price  # noqa: E402
 from bench.scale_data import ScaleSpec, insert_all  # noqa: E402
 from services.api.app import create_app  # noqa: E402
 from shared.kit.db import make_engine, session_scope  # noqa: E402
@@ -70,20 +71,8 @@ def _new_price(engine: Engine, gpu_id: str) -> Callable[[], None]:
     counter = iter(range(1_000_000))
 
     def store() -> None:
-        n = next(counter)
         with session_scope(engine) as session:
-            session.add(
-                PriceObservation(
-                    gpu_id=gpu_id,
-                    condition="used",
-                    price=Decimal("900.00"),
-                    price_usd=Decimal("900.00"),
-                    kind="scraped",
-                    source="bench",
-                    listing_id=f"bench-{n}",
-                    observed_at=datetime.now(UTC),
-                )
-            )
+            session.add(scraped_price(next(counter), Decimal("900.00"), gpu_id))
 
     return store
 

@@ -144,7 +144,7 @@ def scraped_to_recommend(client: httpx.Client, settings: Settings, changes: int)
         before = _market_key(client)
         usd = Decimal(str(before[0]))
         with ctx.session() as session:
-            session.add(_scraped(i, usd))
+            session.add(scraped_price(i, usd))
             session.flush()
             enqueue_after_commit(session, recompute_call([GPU]))
         committed = time.perf_counter()
@@ -154,9 +154,10 @@ def scraped_to_recommend(client: httpx.Client, settings: Settings, changes: int)
     return latencies
 
 
-def _scraped(i: int, usd: Decimal) -> PriceObservation:
+def scraped_price(i: int, usd: Decimal, gpu_id: str = GPU) -> PriceObservation:
+    """A scraped asking price of now, as the scraper stores one (listing `bench-{i}`)."""
     return PriceObservation(
-        gpu_id=GPU,
+        gpu_id=gpu_id,
         condition="new",
         price=usd,
         price_usd=usd,
@@ -174,7 +175,7 @@ def history_after_a_price(client: httpx.Client, settings: Settings, samples: int
     latencies = []
     for i in range(samples):
         with ctx.session() as session:
-            session.add(_scraped(10_000 + i, Decimal("1000")))
+            session.add(scraped_price(10_000 + i, Decimal("1000")))
         start = time.perf_counter()
         client.get(f"/gpus/{GPU}/prices").raise_for_status()
         latencies.append(time.perf_counter() - start)
