@@ -66,9 +66,9 @@ def _market_rows(session: Session, gpu_ids: Set[str], since: datetime) -> Sequen
         partition_by=(col(o.gpu_id), group, col(o.source), col(o.listing_id)),
         order_by=col(o.observed_at).desc(),
     )
-    columns = (o.gpu_id, o.condition, o.source, o.listing_id, o.observed_at, o.price_usd, o.measure)
+    names = ("gpu_id", "condition", "source", "listing_id", "observed_at", "price_usd", "measure")
     ranked = (
-        select(*(col(c) for c in columns), latest.label("latest"))
+        select(*(col(getattr(o, name)) for name in names), latest.label("latest"))
         .where(
             col(o.gpu_id).in_(sorted(gpu_ids)),
             col(o.quarantined).is_(False),
@@ -79,7 +79,6 @@ def _market_rows(session: Session, gpu_ids: Set[str], since: datetime) -> Sequen
         .subquery()
     )
     no_listing = or_(ranked.c.listing_id.is_(None), ranked.c.listing_id == "")
-    names = ("gpu_id", "condition", "source", "listing_id", "observed_at", "price_usd", "measure")
     query = select(*(ranked.c[name] for name in names)).where(or_(ranked.c.latest == 1, no_listing))
     return session.execute(query).all()
 
