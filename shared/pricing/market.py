@@ -39,7 +39,15 @@ from typing import Protocol
 
 from shared.kit.money import CENT
 from shared.kit.settings import Settings
-from shared.pricing.measures import ASK, LIST_PRICE, SALE, SALE_MEASURES, describe, is_quote
+from shared.pricing.measures import (
+    ASK,
+    LIST_PRICE,
+    NOT_MARKET_MEASURES,
+    SALE,
+    SALE_MEASURES,
+    describe,
+    is_quote,
+)
 
 # "used" covers refurbished cards too: both are second-hand market prices.
 CONDITION_GROUPS: dict[str, tuple[str, ...]] = {
@@ -193,6 +201,8 @@ def market_price(
 
 def _is_market(o: Observation, condition: str, policy: PricePolicy) -> bool:
     if o.condition not in CONDITION_GROUPS[condition] or o.quarantined or is_quote(o.kind):
+        return False
+    if o.measure in NOT_MARKET_MEASURES:
         return False
     if o.measure == LIST_PRICE:
         return policy.now - o.observed_at <= timedelta(days=policy.list_price_max_age_days)

@@ -16,6 +16,10 @@ CHEAPEST_ASKS_MEAN = "cheapest_asks_mean"  # mean of the few cheapest asking pri
 MEDIAN_ASK = "median_ask"  # median asking price of a period
 LIST_PRICE = "list_price"  # launch MSRP or a vendor's list price
 QUOTE = "quote"  # a price posted to us (vendor quote, manual entry): never the market
+# A live auction's current bid: what the auction stands at, not what the card sells for.
+# Stored apart; never a market price, never fires price_below (a finished auction seen on
+# a sold page is a SALE).
+BID = "bid"
 
 SALE_MEASURES = frozenset({SALE, SOLD_AVERAGE})
 
@@ -37,6 +41,7 @@ DESCRIPTIONS = {
     MEDIAN_ASK: "median asking price",
     LIST_PRICE: "list price (MSRP)",
     QUOTE: "posted quote",
+    BID: "current auction bid",
     CLOUD_LIST: "list price",
     MARKETPLACE_MEDIAN: "marketplace median",
     SEGMENT_MEDIAN: "median of provider prices in a segment",
@@ -46,6 +51,10 @@ DESCRIPTIONS = {
 
 def describe(measure: str) -> str:
     return DESCRIPTIONS.get(measure, measure)
+
+
+# Measures that never stand for a market price.
+NOT_MARKET_MEASURES = frozenset({BID, QUOTE})
 
 
 def is_quote(kind: str) -> bool:

@@ -28,7 +28,7 @@ from shared.catalog.specs import load_catalog
 from shared.kit.settings import Settings
 from shared.models import PriceObservation
 from shared.pricing.market import PricePolicy, market_price
-from shared.pricing.measures import LIST_PRICE, QUOTE_KINDS
+from shared.pricing.measures import LIST_PRICE, NOT_MARKET_MEASURES, QUOTE_KINDS
 from shared.pricing.window import market_group, market_observations
 
 MARKET_GROUPS = {"new": "new", "used": "used", "refurbished": "used"}
@@ -74,6 +74,7 @@ def _market_rows(session: Session, gpu_ids: Set[str], since: datetime) -> Sequen
             col(o.quarantined).is_(False),
             col(o.kind).not_in(sorted(QUOTE_KINDS)),
             col(o.measure) != LIST_PRICE,
+            col(o.measure).not_in(sorted(NOT_MARKET_MEASURES)),
             col(o.observed_at) >= since,
         )
         .subquery()
