@@ -56,10 +56,18 @@ def month_end(label: str) -> datetime:
     return datetime(year, month, calendar.monthrange(year, month)[1], tzinfo=UTC)
 
 
+# A report that does not say which variant it priced ("A100 PCIe", 40 or 80 GB; "V100",
+# PCIe or SXM2) prices neither: the two differ by up to 2x, and the catalog id in the CSV
+# was a guess.
+_VARIANT_UNSTATED = re.compile(r"(40/80GB|form factor|VRAM variant|PCIe/SXM) not stated")
+
+
 def _usd(row: dict[str, str]) -> Decimal | Skip:
     note = row["note"]
     if "RETRACTED" in note:
         return Skip("retracted by the source")
+    if _VARIANT_UNSTATED.search(note):
+        return Skip("variant not stated")
     corrected = _CORRECTED.search(note)
     return Decimal(corrected.group(2) if corrected else row["usd"])
 

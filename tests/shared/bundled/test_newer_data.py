@@ -31,14 +31,25 @@ def test_published_corrections_replace_and_retractions_remove_numbers():
     [aug_5090] = _poet("rtx-5090", "2026-08", "best_deal_resale")
     assert aug_5090.price_usd == Decimal("3897")  # corrected from 3254 in the October report
     assert _poet("h200-nvl", "2026-08") == []  # retracted: rested on a mislabelled listing
-    assert gpupoet_skips() == {"condition not stated": 31, "retracted by the source": 1}
+    assert gpupoet_skips() == {
+        "condition not stated": 31,
+        "retracted by the source": 1,
+        "variant not stated": 7,
+    }
+
+
+def test_a_price_of_an_unstated_variant_prices_neither_variant():
+    # "A100 PCIe, 40/80GB not stated": $12,600 in August 2026 is neither the 40 GB card's
+    # price nor the 80 GB card's.
+    assert _poet("a100-40gb-pcie", "2026-08", "best_deal_used") == []
+    assert not [r for r in iter_gpupoet_prices() if r.gpu_id.startswith("a100-")]
 
 
 def test_every_report_gpu_is_a_catalog_card():
     catalog = load_catalog().by_id
     records = list(iter_gpupoet_prices())
-    assert len(records) == 74 and all(r.gpu_id in catalog for r in records)
-    assert {"h200-nvl", "h100-pcie", "l40s", "a100-40gb-pcie"} <= {r.gpu_id for r in records}
+    assert len(records) == 67 and all(r.gpu_id in catalog for r in records)
+    assert {"h200-nvl", "h100-pcie", "l40s"} <= {r.gpu_id for r in records}
 
 
 def test_rtx_pro_6000_gets_its_launch_retail_list_price():
