@@ -189,6 +189,124 @@ NOT_IN_CATALOG: Final[frozenset[str]] = frozenset(
     }
 )
 
+# gpu-price-feed keys (family + VRAM + form factor where the family has several) -> gpu_id,
+# only where the key names exactly one catalog card. Keys left out are counted by the reader:
+# "(form unstated)", MIG slices and Mobile parts by their suffix, the sets below by name.
+FEED_GPUS: Final[dict[str, str]] = {
+    # Datacenter cards with several forms: the form in the key decides.
+    "A100 40GB PCIe": "a100-40gb-pcie",
+    "A100 40GB SXM": "a100-40gb-sxm4",
+    "A100 80GB PCIe": "a100-80gb-pcie",
+    "A100 80GB SXM": "a100-80gb-sxm4",
+    "B200 180GB SXM": "b200",
+    "B300 288GB SXM": "b300",  # HGX B300 (the catalog lists its 270 GB usable)
+    "GB300 288GB SXM": "gb300",  # one GPU of the GB300 superchip, priced per GPU
+    "H100 80GB PCIe": "h100-pcie",
+    "H100 80GB SXM": "h100-sxm5",
+    "H100 94GB NVL": "h100-nvl",
+    "H200 141GB NVL": "h200-nvl",
+    "H200 141GB SXM": "h200-sxm",
+    "V100 16GB PCIe": "v100-16gb-pcie",
+    "V100 16GB SXM": "v100-16gb-sxm2",
+    "RTX PRO 6000 Blackwell 96GB Workstation": "rtx-pro-6000-blackwell",
+    "RTX PRO 6000 Blackwell 96GB Server": "rtx-pro-6000-blackwell-server",
+    # The 300 W Max-Q Workstation Edition is a catalog card of its own.
+    "RTX PRO 6000 Blackwell 96GB Max-Q": "rtx-pro-6000-blackwell-max-q",
+    # Cards sold in one form.
+    "A10 24GB": "a10",
+    "A40 48GB": "a40",
+    "GH200 96GB": "gh200",
+    "L4 24GB": "l4",
+    "L40 48GB": "l40",
+    "L40S 48GB": "l40s",
+    "MI300X 192GB": "mi300x",
+    "MI325X 256GB": "mi325x",
+    # RunPod's figure for the MI350X (one form, 288 GB HBM3E): not a different card.
+    "MI350X 294GB": "mi350x",
+    "P40 24GB": "tesla-p40",
+    "T4 16GB": "t4",
+    # Workstation cards.
+    "Quadro RTX 6000 24GB": "quadro-rtx-6000",
+    "Quadro RTX 8000 48GB": "quadro-rtx-8000",
+    "RTX 2000 Ada 16GB": "rtx-2000-ada",
+    "RTX 4000 Ada 20GB": "rtx-4000-ada",
+    "RTX 4500 Ada 24GB": "rtx-4500-ada",
+    "RTX 5000 Ada 32GB": "rtx-5000-ada",
+    "RTX 6000 Ada 48GB": "rtx-6000-ada",
+    "RTX A4000 16GB": "rtx-a4000",
+    "RTX A4500 20GB": "rtx-a4500",
+    "RTX A5000 24GB": "rtx-a5000",
+    "RTX A6000 48GB": "rtx-a6000",
+    # Consumer cards.
+    "GTX 1060 6GB": "gtx-1060-6gb",
+    "GTX 1070 8GB": "gtx-1070",
+    "GTX 1070 Ti 8GB": "gtx-1070-ti",
+    "GTX 1080 8GB": "gtx-1080",
+    "GTX 1080 Ti 11GB": "gtx-1080-ti",
+    "GTX 1660 SUPER 6GB": "gtx-1660-super",
+    "GTX 1660 Ti 6GB": "gtx-1660-ti",
+    "Titan RTX 24GB": "titan-rtx",
+    "Titan Xp 12GB": "titan-xp",
+    "RTX 2070 8GB": "rtx-2070",
+    "RTX 2080 Ti 11GB": "rtx-2080-ti",
+    "RTX 3060 12GB": "rtx-3060-12gb",
+    "RTX 3060 Ti 8GB": "rtx-3060-ti",
+    "RTX 3070 8GB": "rtx-3070",
+    "RTX 3070 Ti 8GB": "rtx-3070-ti",
+    "RTX 3080 10GB": "rtx-3080-10gb",
+    "RTX 3080 Ti 12GB": "rtx-3080-ti",
+    "RTX 3090 24GB": "rtx-3090",
+    "RTX 3090 Ti 24GB": "rtx-3090-ti",
+    "RTX 4060 8GB": "rtx-4060",
+    "RTX 4060 Ti 8GB": "rtx-4060-ti-8gb",
+    "RTX 4060 Ti 16GB": "rtx-4060-ti-16gb",
+    "RTX 4070 12GB": "rtx-4070",
+    "RTX 4070 SUPER 12GB": "rtx-4070-super",
+    "RTX 4070 Ti 12GB": "rtx-4070-ti",
+    "RTX 4070 Ti SUPER 16GB": "rtx-4070-ti-super",
+    "RTX 4080 16GB": "rtx-4080",
+    "RTX 4080 SUPER 16GB": "rtx-4080-super",
+    "RTX 4090 24GB": "rtx-4090",
+    "RTX 5060 Ti 16GB": "rtx-5060-ti-16gb",
+    "RTX 5070 12GB": "rtx-5070",
+    "RTX 5070 Ti 16GB": "rtx-5070-ti",
+    "RTX 5080 16GB": "rtx-5080",
+    "RTX 5090 32GB": "rtx-5090",
+}
+# Vast.ai keys with a VRAM size no standard card has (modded boards or misreported memory).
+# A 12 GB P100 PCIe exists, but the catalog has only the 16 GB card.
+FEED_NONSTANDARD_VRAM: Final[frozenset[str]] = frozenset(
+    {
+        "RTX 4090 48GB",
+        "RTX 2080 Ti 22GB",
+        "RTX 4080 SUPER 32GB",
+        "RTX 3080 20GB",
+        "H100 64GB NVL",
+        "P100 12GB (form unstated)",
+    }
+)
+# Feed keys of cards the catalog does not have.
+FEED_NOT_IN_CATALOG: Final[frozenset[str]] = frozenset(
+    {
+        "A16 16GB",
+        "A800 80GB PCIe",
+        "GTX 1050 Ti 4GB",
+        "GTX 1060 3GB",
+        "GTX 1660 6GB",
+        "Quadro P4000 8GB",
+        "RTX 3060 8GB",
+        "RTX 4000 SFF Ada 20GB",  # 70 W SFF board, not the RTX 4000 Ada
+        "RTX 5060 8GB",
+        "RTX 5060 Ti 8GB",
+        "RTX 5880 Ada 48GB",
+        "RTX A2000 6GB",
+        "RTX A2000 12GB",
+        "RTX PRO 4000 Blackwell 24GB",
+        "RTX PRO 4500 Blackwell 32GB",
+        "RTX PRO 5000 Blackwell 48GB",
+    }
+)
+
 # Amazon tracker files (file stem) -> gpu_id, checked by hand against the file's gpu_name.
 AMAZON_FILES: Final[dict[str, str]] = {
     "AMD_Radeon_Instinct_MI300X": "mi300x",
@@ -282,5 +400,5 @@ def all_mapped_ids() -> set[str]:
     ids = set(AWS_FAMILIES.values()) | set(AZURE_TYPES.values()) | set(LAMBDA_TYPES.values())
     ids |= {gpu_id for _, gpu_id in GCP_FAMILIES.values()}
     ids |= set(RUNPOD_GPUS.values()) | set(VAST_GPUS.values())
-    ids |= set(VAST_GPUS_BY_MEMORY.values())
+    ids |= set(VAST_GPUS_BY_MEMORY.values()) | set(FEED_GPUS.values())
     return ids | set(AMAZON_FILES.values()) | set(EBAY_GPUS.values())

@@ -1,4 +1,5 @@
-"""The bundled price readers in one place: list prices, Amazon, eBay, GPU Poet and cloud data.
+"""The bundled price readers in one place: list prices, Amazon, eBay, GPU Poet and cloud data
+(provider lists, medians and the providers' cheapest offers).
 
 Every reader is lazy: nothing is read until it is iterated. The matching `*_skips()` functions
 count, per reason, the source rows that gave no record.
@@ -11,18 +12,21 @@ from shared.bundled.ebay import ebay_skips, iter_ebay_monthly_prices
 from shared.bundled.ebay_snapshots import iter_ebay_snapshot_prices
 from shared.bundled.gpupoet import gpupoet_skips, iter_gpupoet_list_prices, iter_gpupoet_prices
 from shared.bundled.msrp import iter_msrp_prices
+from shared.bundled.price_feed import feed_skips, iter_feed_offers
 
 __all__ = [
     "amazon_skips",
     "cloud_median_skips",
     "cloud_skips",
     "ebay_skips",
+    "feed_skips",
     "gpupoet_skips",
     "iter_amazon_prices",
     "iter_cloud_medians",
     "iter_cloud_offers",
     "iter_ebay_monthly_prices",
     "iter_ebay_snapshot_prices",
+    "iter_feed_offers",
     "iter_gpupoet_list_prices",
     "iter_gpupoet_prices",
     "iter_msrp_prices",

@@ -28,6 +28,7 @@ CLOUD_LIST = "list"  # a provider's price list (on-demand and spot list prices)
 MARKETPLACE_MEDIAN = "marketplace_median"  # median over a marketplace's offers
 SEGMENT_MEDIAN = "segment_median"  # median of provider medians in a market segment
 MARKETPLACE_OFFER = "offer"  # one marketplace host's offer
+PROVIDER_CHEAPEST = "provider_cheapest"  # the cheapest offer a provider lists for a GPU
 
 
 # Kinds (price_observation.kind) of prices posted to us rather than observed on a market.
@@ -46,6 +47,7 @@ DESCRIPTIONS = {
     MARKETPLACE_MEDIAN: "marketplace median",
     SEGMENT_MEDIAN: "median of provider prices in a segment",
     MARKETPLACE_OFFER: "marketplace offer",
+    PROVIDER_CHEAPEST: "cheapest listed offer of a provider",
 }
 
 
