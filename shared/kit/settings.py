@@ -90,6 +90,14 @@ class Settings(BaseSettings):
     # A price older than this is stale: flagged, with a caveat, and /health reports it; a
     # cloud price list older than this is history, not an offer one can rent today.
     price_stale_days: int = Field(default=90, ge=1)
+    # A marketplace's asking prices form a market price only with at least this many
+    # listings in the window: one or two stray asks (a 3070 Ti found in a T4 search) are
+    # not a market. Completed sales, retailers' offers and published aggregates count as
+    # they are.
+    market_min_asks: int = Field(default=3, ge=1)
+    # A rental offer below its GPU's median current offer divided by this factor (same
+    # pricing) is held back, like a purchase price beyond the quarantine factor.
+    cloud_quarantine_factor: Decimal = Field(default=Decimal("2"), gt=1)
     # A launch MSRP stands for a new price only this long after launch: later the card may
     # be discontinued, and its list price says nothing about what buyers pay.
     msrp_as_new_max_age_days: int = Field(default=730, ge=0)

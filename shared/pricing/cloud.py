@@ -8,9 +8,10 @@ is history, not a price one can rent at today).
 
 from __future__ import annotations
 
+import statistics
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from decimal import Decimal
 
@@ -111,6 +112,61 @@ def cheapest_of(
     if not prices:
         return None
     return min(prices, key=lambda p: (p.usd_per_gpu_hour, p.provider, p.instance_type))
+
+
+@dataclass(frozen=True, slots=True)
+class Rental:
+    """What renting one GPU costs now: the cheapest sane current offer, the median of the
+    current offers (the band's top: what a renter pays when the cheapest is gone), their
+    number, and how many were held back as far below the others."""
+
+    cheapest: CloudPrice
+    median_usd: Decimal
+    n: int
+    held_back: int
+    # Set when the spot price is the on-demand one (no spot offer is cheaper).
+    note: str | None = None
+
+
+def rental_of(
+    offers: Iterable[CloudOffer], pricing: str, currency: Currency, factor: Decimal
+) -> Rental | None:
+    """The current rental price at `pricing`, offers far below the GPU's median current
+    offer (by `factor`, with 3 or more offers) held back like a quarantined price."""
+    whole = [o for o in offers if o.gpu_count >= 1 and _hourly(o, pricing) is not None]
+    prices = [p for o in current_offers(whole, currency) if (p := to_price(o, pricing))]
+    if not prices:
+        return None
+    median = Decimal(statistics.median(p.usd_per_gpu_hour for p in prices)).quantize(PER_GPU_HOUR)
+    sane = [p for p in prices if len(prices) < 3 or p.usd_per_gpu_hour * factor >= median]
+    cheapest = min(sane, key=lambda p: (p.usd_per_gpu_hour, p.provider, p.instance_type))
+    return Rental(
+        cheapest, max(median, cheapest.usd_per_gpu_hour), len(prices), len(prices) - len(sane)
+    )
+
+
+def rentals_of(
+    offers: Iterable[CloudOffer], currency: Currency, factor: Decimal
+) -> dict[str, Rental | None]:
+    """On-demand and spot rentals of one GPU. Spot is never dearer than on-demand: where
+    every spot offer costs more than an on-demand one (a spot segment median against a
+    marketplace's on-demand offers), a renter takes the on-demand offer, and so does the
+    spot ranking, saying so."""
+    listed = list(offers)
+    on_demand = rental_of(listed, "on-demand", currency, factor)
+    spot = rental_of(listed, "spot", currency, factor)
+    if on_demand is not None and (
+        spot is None or spot.cheapest.usd_per_gpu_hour > on_demand.cheapest.usd_per_gpu_hour
+    ):
+        if spot is not None:
+            spot = replace(
+                on_demand,
+                note=(
+                    f"no spot offer below on-demand (cheapest spot "
+                    f"${spot.cheapest.usd_per_gpu_hour}/h): the on-demand offer is used"
+                ),
+            )
+    return {"on-demand": on_demand, "spot": spot}
 
 
 def gpus_with_offers(session: Session, pricing: str, currency: Currency) -> set[str]:

@@ -32,7 +32,7 @@ from __future__ import annotations
 import statistics
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Protocol
@@ -133,6 +133,9 @@ class MarketPrice:
     measure: str = ASK
     stale_reason: str | None = None
     age_days: float = 0.0
+    # Set when the series is too thin to be a market (a marketplace's asks below
+    # `min_asks`): kept to say what was seen, never a price.
+    thin_reason: str | None = None
 
 
 def age_days(at: datetime, now: datetime) -> float:
@@ -158,6 +161,7 @@ class PricePolicy:
     stale_days: int = 90
     list_price_max_age_days: int = 730
     stale_sources: frozenset[str] = frozenset()
+    min_asks: int = 3
     # Each scraper source's last successful run (probable sales); None: the newest
     # observation of each source stands in for the run.
     last_runs: Mapping[str, datetime] | None = None
@@ -177,6 +181,7 @@ class PricePolicy:
             stale_days=settings.price_stale_days,
             list_price_max_age_days=settings.msrp_as_new_max_age_days,
             stale_sources=frozenset(stale_sources),
+            min_asks=settings.market_min_asks,
             last_runs=last_runs,
         )
 
@@ -221,9 +226,10 @@ def _series(
     return grouped
 
 
-def _preference(price: MarketPrice) -> tuple[bool, bool, datetime]:
+def _preference(price: MarketPrice) -> tuple[bool, bool, bool, datetime]:
     fresh = not price.stale
-    return fresh, fresh and price.measure in SALE_MEASURES, price.observed_at
+    market = price.thin_reason is None
+    return market, fresh, fresh and price.measure in SALE_MEASURES, price.observed_at
 
 
 def _series_price(
@@ -240,7 +246,27 @@ def _series_price(
     if not kept:
         return None
     counts = _Counts(sold_n, probable, removed)
-    return _aggregate(newest, condition, policy, kept, basis, source_stale, counts)
+    price = _aggregate(newest, condition, policy, kept, basis, source_stale, counts)
+    if price.measure == ASK and _is_marketplace(newest) and price.n < policy.min_asks:
+        thin = (
+            f"only {price.n} asking price{'s' if price.n > 1 else ''} on a marketplace "
+            f"(a market price needs {policy.min_asks})"
+        )
+        return replace(price, thin_reason=thin)
+    return price
+
+
+def _is_marketplace(o: Observation) -> bool:
+    return is_marketplace(o.kind, o.source)
+
+
+def is_marketplace(kind: str, source: str) -> bool:
+    """Asks of individual sellers (eBay, scraped or as a bundled search snapshot), not a
+    retailer's own offer or a published aggregate."""
+    if kind == SCRAPED:
+        name = source_name(source)
+        return SAME_LISTINGS_AS.get(name, name) in MARKETPLACES
+    return source.startswith("eBay")
 
 
 def _prefer_fresh(

@@ -22,8 +22,10 @@ from shared.catalog.tasks import CLOUD_CONDITIONS, PRECISION_NAMES, SCORE_CONDIT
 from shared.kit.settings import Settings
 from shared.models import CloudOffer, PriceObservation, Score, ScoreState
 from shared.perfmodel.base import PerformanceModel, Prediction
-from shared.pricing.cloud import CloudPrice, Currency, cheapest_of
+from shared.pricing.cloud import Currency, rentals_of
+from shared.pricing.index import MarketIndex, market_index
 from shared.pricing.market import MarketPrice, Observation, PricePolicy, cheapest, market_price
+from shared.pricing.today import CardPrice, TodayPrice, card_prices, rental_today
 from shared.pricing.window import market_observations
 from shared.sources.status import last_successes, stale_source_names
 
@@ -93,15 +95,19 @@ def _compute_rows(
     currency = Currency.from_settings(settings, now)
     observations = market_observations(session, ids, policy)
     offers = _offers_by_gpu(session, ids, currency)
+    index = market_index(session)
     rows: list[dict[str, Any]] = []
     for gpu_id in ids:
         gpu = catalog.by_id[gpu_id]
-        prices = gpu_prices(observations.get(gpu_id, []), policy)
-        rentals = {
-            condition: cheapest_of(offers.get(gpu_id, []), pricing, currency)
+        prices = today_prices(observations.get(gpu_id, []), policy, index)
+        rentals = rentals_of(offers.get(gpu_id, []), currency, settings.cloud_quarantine_factor)
+        rented = {
+            condition: Priced(rental_today(rental), rental.note)
+            if (rental := rentals[pricing])
+            else None
             for condition, pricing in CLOUD_CONDITIONS.items()
         }
-        rows.extend(_gpu_rows(gpu, prices, rentals, model, settings, now))
+        rows.extend(_gpu_rows(gpu, prices, rented, model, settings, now))
     return rows
 
 
@@ -166,15 +172,32 @@ def gpu_prices(
     return {**prices, "any": cheapest(prices.values())}
 
 
+@dataclass(frozen=True, slots=True)
+class Priced:
+    """A ranking condition's price of one card: today's price or why there is none."""
+
+    price: CardPrice
+    note: str | None = None
+
+
+def today_prices(
+    observations: Sequence[Observation], policy: PricePolicy, index: MarketIndex
+) -> dict[str, Priced]:
+    """Today's price per ranking condition (shared/pricing/today.py)."""
+    market = {c: market_price(observations, c, policy) for c in ("new", "used")}
+    found = card_prices(market, index, policy.now, policy.stale_days)
+    return {c: Priced(p, found.notes.get(c)) for c, p in found.by_condition.items()}
+
+
 def _gpu_rows(
     gpu: GpuSpec,
-    prices: Mapping[str, MarketPrice | None],
-    rentals: Mapping[str, CloudPrice | None],
+    prices: Mapping[str, Priced],
+    rentals: Mapping[str, Priced | None],
     model: PerformanceModel,
     settings: Settings,
     now: datetime,
 ) -> list[dict[str, Any]]:
-    if not any(prices.values()) and not any(rentals.values()):
+    if not prices and not any(rentals.values()):
         return []
     # One GPU's build on the default layout: the same system share /recommend shows.
     base = plan_build([gpu], 1, settings).system_usd
@@ -186,10 +209,17 @@ def _gpu_rows(
             if prediction is None:
                 continue
             for condition in SCORE_CONDITIONS:
-                price = prices[condition]
+                price = prices.get(condition)
                 if price is not None:
                     rows.append(
-                        _row(task.name, precision, condition, prediction, _bought(price, base), now)
+                        _row(
+                            task.name,
+                            precision,
+                            condition,
+                            prediction,
+                            _bought(gpu, price, base),
+                            now,
+                        )
                     )
             for condition, rental in rentals.items():
                 if rental is not None:
@@ -211,32 +241,44 @@ class _Priced:
     observed_at: datetime
     n: int
     measure: str
+    today: CardPrice
+    note: str | None
 
 
-def _bought(price: MarketPrice, system_usd: Decimal) -> _Priced:
+def _bought(gpu: GpuSpec, priced: Priced, system_usd: Decimal) -> _Priced:
+    today = priced.price
+    if isinstance(today, TodayPrice):
+        usd, observed_at = today.usd, today.last_observed_at
+    else:
+        usd, observed_at = today.last_usd, today.last_observed_at
     return _Priced(
-        price.usd,
+        usd,
         system_usd,
-        price.condition,
-        price.kind,
-        price.source,
-        price.observed_at,
-        price.n,
-        price.measure,
+        today.condition,
+        today.kind,
+        today.source,
+        observed_at,
+        today.n if isinstance(today, TodayPrice) else 0,
+        today.measure,
+        today,
+        priced.note,
     )
 
 
-def _rented(offer: CloudPrice) -> _Priced:
-    source = f"{offer.provider} {offer.instance_type} ({offer.region}): {offer.source}"
+def _rented(priced: Priced) -> _Priced:
+    today = priced.price
+    assert isinstance(today, TodayPrice)
     return _Priced(
-        offer.usd_per_gpu_hour,
+        today.usd,
         Decimal(0),  # the hourly price includes the machine around the GPU
         "cloud",
-        offer.kind,
-        source,
-        offer.observed_at,
-        1,
-        offer.measure,
+        today.kind,
+        today.source,
+        today.last_observed_at,
+        today.n,
+        today.measure,
+        today,
+        priced.note,
     )
 
 
@@ -249,6 +291,8 @@ def _row(
     now: datetime,
 ) -> dict[str, Any]:
     total = price.usd + price.system_usd
+    today = price.today
+    priced = isinstance(today, TodayPrice)
     return {
         "gpu_id": prediction.gpu_id,
         "task": task,
@@ -266,8 +310,18 @@ def _row(
         "price_observed_at": price.observed_at,
         "price_n": price.n,
         "price_measure": price.measure,
+        "price_band_low": today.band_low if priced else None,
+        "price_band_high": today.band_high if priced else None,
+        "price_estimated": today.estimated if priced else False,
+        "price_basis": today.basis[:512] if priced else None,
+        "price_last_usd": today.last_usd,
+        "price_last_observed_at": today.last_observed_at,
+        "price_note": price.note[:512] if price.note else None,
+        "unranked_reason": None if priced else today.reason[:512],
         "system_cost_usd": price.system_usd,
-        "perf_per_dollar": perf_per_dollar(prediction.relative_throughput, total),
+        "perf_per_dollar": perf_per_dollar(prediction.relative_throughput, total)
+        if priced
+        else 0.0,
         "model_version": prediction.model_version,
         "explanation": prediction.explanation,
         "computed_at": now,

@@ -1,0 +1,162 @@
+"""Backtest of today's price estimate: hide the newest months, estimate them from older data.
+
+    .venv/bin/python bench/price_backtest.py
+
+Loads the bundled prices into a temporary SQLite database, then for each cut-off month:
+- **time split**: every price from the cut-off on is hidden; the index and its volatility
+  are fitted on what is left, and each hidden monthly price of a card is estimated from
+  that card's newest visible price, moved by the index (carried flat past the cut-off);
+- **card split**: one card at a time, only that card's prices from the cut-off on are
+  hidden, every other card's stay (the situation of a stale card among fresh ones).
+Each estimate is scored against the hidden price: its error, whether the 80 % band holds
+it, and the error of "last price unchanged". Nothing is tuned on the hidden months: the
+band's z is the normal 80 % value and the volatilities are measured on the visible data.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import sys
+import tempfile
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from sqlmodel import Session
+
+from shared.kit.db import make_engine
+from shared.kit.settings import Settings
+from shared.pricing.index import (
+    MarketIndex,
+    MonthlyPoint,
+    build_index,
+    catalog_segments,
+    load_points,
+    month_of,
+    month_start,
+)
+from shared.pricing.today import Z_80
+from shared.wiring.bootstrap import prepare_database
+from shared.wiring.runtime import open_context
+
+CUTOFFS = (datetime(2023, 1, 1, tzinfo=UTC), datetime(2026, 4, 1, tzinfo=UTC))
+
+
+@dataclass(frozen=True, slots=True)
+class Score:
+    split: str
+    cutoff: str
+    error: float  # |estimate / truth - 1|
+    naive: float  # |last / truth - 1|
+    covered: bool
+    months: int
+
+
+def bundled_points(directory: Path) -> list[MonthlyPoint]:
+    url = f"sqlite:///{directory / 'backtest.db'}"
+    settings = Settings.model_validate(
+        {
+            "environment": "test",
+            "data_dir": directory,
+            "database_url": url,
+            "broker_url": "",
+            "inprocess_scheduler": False,
+        }
+    )
+    engine = make_engine(url)
+    prepare_database(open_context(settings, engine))
+    with Session(engine) as session:
+        points = load_points(session)
+    engine.dispose()
+    return points
+
+
+def score_hidden(
+    index: MarketIndex, visible: Sequence[MonthlyPoint], hidden: Sequence[MonthlyPoint]
+) -> list[tuple[float, float, bool, int]]:
+    """(error, naive error, band holds, months) of each hidden point with a visible one."""
+    newest: dict[tuple[str, str], MonthlyPoint] = {}
+    for p in visible:
+        key = (p.gpu_id, p.group)
+        if key not in newest or p.month > newest[key].month:
+            newest[key] = p
+    scored = []
+    for truth in hidden:
+        last = newest.get((truth.gpu_id, truth.group))
+        group = index.for_card(truth.gpu_id, truth.group)
+        if last is None or group is None:
+            continue
+        change = group.change(last.month, truth.month)
+        estimate = last.usd * math.exp(change)
+        gap = truth.month - last.month
+        spread = index.volatility.spread(gap, group.unsupported(last.month, truth.month), None)
+        low, high = estimate * math.exp(-Z_80 * spread), estimate * math.exp(Z_80 * spread)
+        scored.append(
+            (
+                abs(estimate / truth.usd - 1),
+                abs(last.usd / truth.usd - 1),
+                low <= truth.usd <= high,
+                gap,
+            )
+        )
+    return scored
+
+
+def backtest(points: Sequence[MonthlyPoint]) -> list[Score]:
+    segments = catalog_segments()
+    scores: list[Score] = []
+    for cutoff in CUTOFFS:
+        cut = month_of(cutoff)
+        label = month_start(cut).strftime("%Y-%m")
+        visible = [p for p in points if p.month < cut]
+        hidden = [p for p in points if p.month >= cut]
+        index = build_index(visible, segments)
+        for row in score_hidden(index, visible, hidden):
+            scores.append(Score("time", label, *row))
+        by_card: dict[str, list[MonthlyPoint]] = defaultdict(list)
+        for p in hidden:
+            by_card[p.gpu_id].append(p)
+        for gpu_id, card_hidden in sorted(by_card.items()):
+            others = [p for p in points if p.gpu_id != gpu_id or p.month < cut]
+            card_visible = [p for p in visible if p.gpu_id == gpu_id]
+            if not card_visible:
+                continue
+            card_index = build_index(others, segments)
+            for row in score_hidden(card_index, card_visible, card_hidden):
+                scores.append(Score("card", label, *row))
+    return scores
+
+
+def summary(scores: Sequence[Score]) -> str:
+    if not scores:
+        return "n=0"
+    errors = [s.error for s in scores]
+    naive = [s.naive for s in scores]
+    covered = sum(s.covered for s in scores)
+    return (
+        f"n={len(scores):4d}  median error {statistics.median(errors) * 100:5.1f} %  "
+        f"(last price unchanged {statistics.median(naive) * 100:5.1f} %, "
+        f"ratio {statistics.median(errors) / max(statistics.median(naive), 1e-9):.2f})  "
+        f"band coverage {covered / len(scores) * 100:5.1f} %"
+    )
+
+
+def main() -> int:
+    with tempfile.TemporaryDirectory() as directory:
+        points = bundled_points(Path(directory))
+    scores = backtest(points)
+    print(f"{len(points)} monthly points of the bundled market series")
+    for split in ("time", "card"):
+        for cutoff in sorted({s.cutoff for s in scores}):
+            chosen = [s for s in scores if s.split == split and s.cutoff == cutoff]
+            print(f"{split:4s} split, hidden from {cutoff}: {summary(chosen)}")
+        everything = [s for s in scores if s.split == split]
+        print(f"{split:4s} split, all cut-offs:       {summary(everything)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

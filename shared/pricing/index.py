@@ -1,0 +1,377 @@
+"""A market index per segment and condition: how prices of comparable cards moved.
+
+A stale price (older than `price_stale_days`) is never used at face value: it is moved to
+today by the index of its segment and condition group (shared/pricing/today.py). The
+index is fitted on every stored market series (bundled and scraped) of the group's cards:
+
+    log price(card, series, month) = card level + series offset + index(month) + noise
+
+with a random-walk prior on the index (a penalty on month-to-month steps), solved by
+least squares. The series offset absorbs what a series measures (sold averages,
+the cheapest asks, median asks sit at different levels for the same card), so series that
+never overlap in time are joined by the cards they share, and a gap between them is
+bridged by the prior rather than read as a price jump. This is the repeat-sales idea
+(Case-Shiller) with a hedonic card term, on monthly medians.
+
+From the fit come the volatilities the estimate's band widens with:
+- `card_drift`: how far one card strays from its index per month (the variance of a
+  card's residual change grows with the months between its two observations);
+- `obs_noise`: one monthly point's own noise (the intercept of that fit);
+- `index_step`: the index's own month-to-month volatility, for the months after the
+  group's newest data, where the index is carried flat.
+They are measured on the data the index is fitted on; nothing is tuned to a target.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import statistics
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from decimal import Decimal
+
+import numpy as np
+from scipy.sparse import coo_matrix
+from sqlalchemy import func
+from sqlmodel import Session, col, select
+
+from shared.catalog.specs import load_catalog
+from shared.models import PriceObservation
+from shared.pricing.market import CONDITION_GROUPS, SCRAPED, is_marketplace, source_name
+from shared.pricing.measures import ASK, LIST_PRICE, NOT_MARKET_MEASURES, QUOTE_KINDS
+
+GroupKey = tuple[str, str]  # (segment, condition group)
+# The random-walk prior's weight against one monthly point (in log units: a step of
+# 0.1 costs as much as a point 0.1 off). Strong enough to carry the index across a
+# month without data, weak enough to follow a month with several cards.
+STEP_WEIGHT = 1.0
+# A tiny pull of every unknown towards 0 fixes the levels the data leave free.
+RIDGE = 1e-4
+# Fewer cards than this in a group: no index (one card's own series is not a market).
+MIN_CARDS = 2
+# Floors for the volatilities (log units): a series that happens to be flat must not
+# yield a zero-width band.
+MIN_OBS_NOISE = 0.03
+MIN_DRIFT = 0.01
+MIN_STEP = 0.005
+
+_MONTH_NAMES = (
+    "january|february|march|april|may|june|july|august|september|october|november|december"
+)
+_DATED = re.compile(
+    rf"@[0-9a-f]{{6,}}|\b\d{{4}}-\d{{2}}(-\d{{2}})?\b|\b({_MONTH_NAMES})-\d{{4}}\b|captured",
+    re.IGNORECASE,
+)
+
+
+def month_of(at: datetime) -> int:
+    """Months since year 0 (a plain integer axis for the index)."""
+    return at.year * 12 + at.month - 1
+
+
+def month_start(month: int) -> datetime:
+    return datetime(month // 12, month % 12 + 1, 1, tzinfo=UTC)
+
+
+def series_family(kind: str, source: str, measure: str) -> str:
+    """One series per publisher and measure: a monthly report or a dated snapshot of the
+    same publisher is the same series at another date."""
+    if kind == SCRAPED:
+        return f"{SCRAPED}:{source_name(source)}:{measure}"
+    stripped = re.sub(r"\s+", " ", _DATED.sub("", source)).strip(" ,()")
+    return f"{kind}:{stripped}:{measure}"
+
+
+@dataclass(frozen=True, slots=True)
+class MonthlyPoint:
+    """A card's price in one series and month: the mean of that month's observations."""
+
+    gpu_id: str
+    group: str  # condition group: "new" or "used"
+    series: str
+    month: int
+    usd: float
+    n: int
+
+
+@dataclass(frozen=True, slots=True)
+class GroupIndex:
+    """One segment and condition group's index, months `first`..`last` (with data)."""
+
+    key: GroupKey
+    first: int
+    last: int
+    values: Mapping[int, float]  # month -> log level
+    cards: int
+    points: int
+    supported: frozenset[int]  # months with at least one point
+
+    def at(self, month: int) -> float:
+        """The index at `month`, carried flat before the first and after the last."""
+        return self.values[min(max(month, self.first), self.last)]
+
+    def change(self, since: int, until: int) -> float:
+        """The log change of the index between two months."""
+        return self.at(until) - self.at(since)
+
+    def unsupported(self, since: int, until: int) -> int:
+        """Months after `since` up to `until` with no data in this group."""
+        return sum(1 for m in range(since + 1, until + 1) if m not in self.supported)
+
+
+@dataclass(frozen=True, slots=True)
+class Volatility:
+    """Log standard deviations the band of an estimate is made of (see module doc)."""
+
+    obs_noise: float
+    card_drift: float  # per sqrt(month)
+    index_step: float  # per sqrt(month)
+    pairs: int
+
+    def spread(self, gap_months: float, unsupported: float, own_noise: float | None) -> float:
+        noise = self.obs_noise if own_noise is None else max(own_noise, MIN_OBS_NOISE)
+        variance = noise**2 + self.card_drift**2 * max(gap_months, 0.0)
+        variance += self.index_step**2 * max(unsupported, 0.0)
+        return math.sqrt(variance)
+
+
+@dataclass(frozen=True, slots=True)
+class MarketIndex:
+    """Every group's index and the volatilities measured with them."""
+
+    groups: Mapping[GroupKey, GroupIndex]
+    volatility: Volatility
+    segments: Mapping[str, str] = field(default_factory=dict)  # gpu id -> segment
+
+    def for_card(self, gpu_id: str, group: str) -> GroupIndex | None:
+        segment = self.segments.get(gpu_id)
+        if segment is None:
+            return None
+        return self.groups.get((segment, group))
+
+
+def load_points(
+    session: Session, before: datetime | None = None, min_asks: int = 3
+) -> list[MonthlyPoint]:
+    """The monthly points of every market series (quotes, bids, list prices and
+    quarantined prices left out), aggregated in SQL: one row per card, series and month.
+    A marketplace's asks of a month count only with `min_asks` of them (the market
+    price's rule: two stray asks are not a market)."""
+    o = PriceObservation
+    month = _month_expression(session)
+    query = (
+        select(
+            col(o.gpu_id),
+            col(o.condition),
+            col(o.kind),
+            col(o.source),
+            col(o.measure),
+            month,
+            func.avg(o.price_usd),
+            func.count(),
+        )
+        .where(
+            col(o.quarantined).is_(False),
+            col(o.kind).not_in(sorted(QUOTE_KINDS)),
+            col(o.measure).not_in(sorted({*NOT_MARKET_MEASURES, LIST_PRICE})),
+        )
+        .group_by(
+            col(o.gpu_id), col(o.condition), col(o.kind), col(o.source), col(o.measure), month
+        )
+    )
+    if before is not None:
+        query = query.where(col(o.observed_at) < before)
+    merged: dict[tuple[str, str, str, int], tuple[float, int]] = {}
+    for gpu_id, condition, kind, source, measure, month_text, mean, n in session.execute(query):
+        group = _group_of(condition)
+        if group is None or mean is None or float(mean) <= 0:
+            continue
+        if measure == ASK and n < min_asks and is_marketplace(kind, source):
+            continue
+        key = (gpu_id, group, series_family(kind, source, measure), _parse_month(month_text))
+        held_usd, held_n = merged.get(key, (0.0, 0))
+        merged[key] = (held_usd + float(mean) * n, held_n + int(n))
+    return [
+        MonthlyPoint(gpu, group, series, month, total / n, n)
+        for (gpu, group, series, month), (total, n) in merged.items()
+    ]
+
+
+def _month_expression(session: Session) -> object:
+    if session.get_bind().dialect.name == "postgresql":
+        return func.to_char(col(PriceObservation.observed_at), "YYYY-MM")
+    return func.strftime("%Y-%m", col(PriceObservation.observed_at))
+
+
+def _parse_month(text: str) -> int:
+    year, month = text.split("-")[:2]
+    return int(year) * 12 + int(month) - 1
+
+
+def _group_of(condition: str) -> str | None:
+    for group, members in CONDITION_GROUPS.items():
+        if condition in members:
+            return group
+    return None
+
+
+def build_index(points: Sequence[MonthlyPoint], segments: Mapping[str, str]) -> MarketIndex:
+    """Fit every group's index and measure the volatilities (see the module doc)."""
+    by_group: dict[GroupKey, list[MonthlyPoint]] = defaultdict(list)
+    for p in points:
+        segment = segments.get(p.gpu_id)
+        if segment is not None:
+            by_group[(segment, p.group)].append(p)
+    groups: dict[GroupKey, GroupIndex] = {}
+    for key, members in sorted(by_group.items()):
+        fitted = _fit_group(key, members)
+        if fitted is not None:
+            groups[key] = fitted
+    volatility = _volatility(by_group, groups)
+    return MarketIndex(groups, volatility, dict(segments))
+
+
+def catalog_segments() -> dict[str, str]:
+    return {spec.id: spec.segment for spec in load_catalog().gpus}
+
+
+def market_index(session: Session, before: datetime | None = None) -> MarketIndex:
+    """The index from everything stored (before `before`, for backtests)."""
+    return build_index(load_points(session, before), catalog_segments())
+
+
+def _fit_group(key: GroupKey, points: Sequence[MonthlyPoint]) -> GroupIndex | None:
+    cards = sorted({p.gpu_id for p in points})
+    if len(cards) < MIN_CARDS:
+        return None
+    series = sorted({p.series for p in points})
+    first = min(p.month for p in points)
+    last = max(p.month for p in points)
+    months = last - first + 1
+    # Unknowns: card levels, series offsets (the first fixed by the ridge), index months.
+    card_at = {c: i for i, c in enumerate(cards)}
+    series_at = {s: len(cards) + i for i, s in enumerate(series)}
+    month_base = len(cards) + len(series)
+    unknowns = month_base + months
+    rows: list[int] = []
+    columns: list[int] = []
+    values: list[float] = []
+    target: list[float] = []
+    for row, p in enumerate(points):
+        for column in (card_at[p.gpu_id], series_at[p.series], month_base + p.month - first):
+            rows.append(row)
+            columns.append(column)
+            values.append(1.0)
+        target.append(math.log(p.usd))
+    row = len(points)
+    for m in range(1, months):
+        rows += [row, row]
+        columns += [month_base + m, month_base + m - 1]
+        values += [STEP_WEIGHT, -STEP_WEIGHT]
+        target.append(0.0)
+        row += 1
+    for unknown in range(unknowns):
+        rows.append(row)
+        columns.append(unknown)
+        values.append(RIDGE)
+        target.append(0.0)
+        row += 1
+    # A few hundred unknowns at most: the dense solve is exact and takes milliseconds.
+    matrix = coo_matrix((values, (rows, columns)), shape=(row, unknowns)).toarray()
+    solution = np.linalg.lstsq(matrix, np.asarray(target), rcond=None)[0]
+    level = solution[month_base:]
+    # The index is relative: its newest month is 0, so a level reads as "log change to now".
+    level = level - level[-1]
+    return GroupIndex(
+        key=key,
+        first=first,
+        last=last,
+        values={first + m: float(level[m]) for m in range(months)},
+        cards=len(cards),
+        points=len(points),
+        supported=frozenset(p.month for p in points),
+    )
+
+
+def _volatility(
+    by_group: Mapping[GroupKey, Sequence[MonthlyPoint]], groups: Mapping[GroupKey, GroupIndex]
+) -> Volatility:
+    """Fit E[r^2] = 2 obs_noise^2 + card_drift^2 * months over every pair of a card's
+    consecutive monthly points, r being its log change minus the index's."""
+    gaps: list[float] = []
+    squares: list[float] = []
+    for key, points in by_group.items():
+        index = groups.get(key)
+        if index is None:
+            continue
+        for run in _series_runs(points):
+            for a, b in zip(run, run[1:], strict=False):
+                residual = math.log(b.usd / a.usd) - index.change(a.month, b.month)
+                gaps.append(float(b.month - a.month))
+                squares.append(residual**2)
+    steps = [
+        index.values[m + 1] - index.values[m]
+        for index in groups.values()
+        for m in range(index.first, index.last)
+        if m in index.supported and m + 1 in index.supported
+    ]
+    index_step = _robust_sd(steps) if len(steps) >= 3 else MIN_STEP
+    noise, drift = _fit_variance(gaps, squares)
+    return Volatility(
+        obs_noise=max(noise, MIN_OBS_NOISE),
+        card_drift=max(drift, MIN_DRIFT),
+        index_step=max(index_step, MIN_STEP),
+        pairs=len(gaps),
+    )
+
+
+def _series_runs(points: Iterable[MonthlyPoint]) -> list[list[MonthlyPoint]]:
+    """Each card's points in time order, whatever their series: an estimate moves a
+    card's newest price, and today's price may be measured by another series, so the
+    noise between series belongs in the band."""
+    runs: dict[str, dict[int, list[MonthlyPoint]]] = defaultdict(lambda: defaultdict(list))
+    for p in points:
+        runs[p.gpu_id][p.month].append(p)
+    ordered = []
+    for months in runs.values():
+        # One point per month (the most-observed series's), so a month measured by two
+        # series is not a zero-month pair.
+        run = [max(points, key=lambda p: p.n) for _, points in sorted(months.items())]
+        if len(run) > 1:
+            ordered.append(run)
+    return ordered
+
+
+def _fit_variance(gaps: Sequence[float], squares: Sequence[float]) -> tuple[float, float]:
+    """(obs noise, drift per sqrt(month)) from squared residual changes against the gap,
+    by least squares with both terms kept non-negative; squares are winsorised at their
+    95th percentile so one mislabelled month does not set the band of every card."""
+    if len(gaps) < 3:
+        return MIN_OBS_NOISE, MIN_DRIFT
+    cap = float(np.quantile(squares, 0.99))
+    y = np.minimum(np.asarray(squares), cap)
+    x = np.asarray(gaps)
+    design = np.column_stack([np.full_like(x, 2.0), x])
+    coefficients, *_ = np.linalg.lstsq(design, y, rcond=None)
+    noise_var, drift_var = (float(c) for c in coefficients)
+    if drift_var < 0:
+        noise_var, drift_var = float(np.mean(y)) / 2, 0.0
+    elif noise_var < 0:
+        noise_var, drift_var = 0.0, float(np.sum(x * y) / np.sum(x * x))
+    return math.sqrt(noise_var), math.sqrt(drift_var)
+
+
+def _robust_sd(values: Sequence[float]) -> float:
+    median = statistics.median(values)
+    mad = statistics.median(abs(v - median) for v in values)
+    return 1.4826 * mad if mad > 0 else statistics.pstdev(values)
+
+
+def log_spread(prices: Sequence[Decimal]) -> float | None:
+    """A robust standard deviation of log prices (None below 3 prices)."""
+    if len(prices) < 3:
+        return None
+    return _robust_sd([math.log(float(p)) for p in prices if p > 0])

@@ -1,0 +1,249 @@
+"""What a card costs today: a value, an 80 % band, whether it is an estimate, and why.
+
+The one door for "what does this card cost now": the ranking, the price check and the
+health report all read prices through `today_price`. A market price (market.py) observed
+within `price_stale_days` is today's price, with a band from its spread and n. An older
+one is never used at face value: it is moved to today by the index of its segment and
+condition group (index.py), and its band widens with the months it was moved over, at
+the volatility the stored series show. Where no index bridges the gap, the card has no
+price today: `Unpriced` says what was last seen and why it is not used.
+
+Band (log units): z * sqrt(noise^2 + card_drift^2 * gap + index_step^2 * unsupported),
+where noise is the price's own spread over sqrt(n) (at least the index's point noise),
+gap the months since the observation, and unsupported the months of that gap in which
+the group index has no data (bridged by its prior, or after its newest data, where it is
+carried flat): the index is only as sure as the months it saw.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+
+from shared.kit.money import CENT
+from shared.pricing.cloud import Rental
+from shared.pricing.index import GroupIndex, MarketIndex, month_of, month_start
+from shared.pricing.market import MarketPrice
+from shared.pricing.measures import describe
+
+# The band is an 80 % interval: the 10th and 90th percentiles of a normal in log price.
+Z_80 = 1.2816
+DAYS_PER_MONTH = 30.44
+# An index must have data within this many months of the observation it moves, else it
+# does not describe that card's market at that time.
+MAX_SUPPORT_GAP_MONTHS = 6
+
+
+@dataclass(frozen=True, slots=True)
+class TodayPrice:
+    """Today's price of a card in a condition (or a rental per GPU-hour)."""
+
+    usd: Decimal
+    band_low: Decimal
+    band_high: Decimal
+    estimated: bool
+    basis: str
+    # The observation it rests on.
+    last_usd: Decimal
+    last_observed_at: datetime
+    n: int
+    measure: str
+    # The log half-width of the band (for combining with other intervals).
+    log_spread: float
+    condition: str
+    kind: str
+    source: str
+
+    @property
+    def band(self) -> tuple[Decimal, Decimal]:
+        return self.band_low, self.band_high
+
+
+@dataclass(frozen=True, slots=True)
+class Unpriced:
+    """A card with a last price that cannot stand for today's, and why."""
+
+    last_usd: Decimal
+    last_observed_at: datetime
+    measure: str
+    reason: str
+    condition: str
+    kind: str
+    source: str
+
+
+def unpriced(price: MarketPrice, reason: str) -> Unpriced:
+    return Unpriced(
+        price.usd,
+        price.observed_at,
+        price.measure,
+        reason,
+        price.condition,
+        price.kind,
+        price.source,
+    )
+
+
+def own_noise(price: MarketPrice) -> float | None:
+    """The log standard error of a market price from its spread and n (None for one
+    price: its noise is the index's point noise)."""
+    if price.n < 2 or price.usd <= 0:
+        return None
+    # IQR / 1.349 is a robust standard deviation; the median's error shrinks with sqrt(n).
+    spread = (
+        float(price.iqr_usd) / 1.349 if price.n >= 4 else float(price.high_usd - price.low_usd) / 2
+    )
+    return spread / float(price.usd) / math.sqrt(price.n)
+
+
+def today_price(
+    price: MarketPrice, index: MarketIndex, now: datetime, stale_days: int
+) -> TodayPrice | Unpriced:
+    """Today's price from a card's market price (see the module docstring)."""
+    age_months = (now - price.observed_at).total_seconds() / 86400 / DAYS_PER_MONTH
+    volatility = index.volatility
+    noise = own_noise(price)
+    if (now - price.observed_at).days <= stale_days:
+        spread = volatility.spread(age_months, 0.0, noise)
+        return _priced(price.usd, spread, price, estimated=False, basis=_fresh_basis(price))
+    group = index.for_card(price.gpu_id, price.condition)
+    reason = _unbridged(group, price, now)
+    if reason is not None or group is None:
+        return unpriced(price, reason or "no index")
+    since, until = month_of(price.observed_at), month_of(now)
+    change = group.change(since, until)
+    beyond = max(until - group.last, 0)
+    spread = volatility.spread(age_months, group.unsupported(since, until), noise)
+    central = (price.usd * Decimal(str(math.exp(change)))).quantize(CENT)
+    basis = _estimate_basis(price, group, change, beyond)
+    return _priced(central, spread, price, estimated=True, basis=basis)
+
+
+def _priced(
+    central: Decimal, spread: float, price: MarketPrice, *, estimated: bool, basis: str
+) -> TodayPrice:
+    width = Decimal(str(math.exp(Z_80 * spread)))
+    return TodayPrice(
+        usd=central,
+        band_low=(central / width).quantize(CENT),
+        band_high=(central * width).quantize(CENT),
+        estimated=estimated,
+        basis=basis,
+        last_usd=price.usd,
+        last_observed_at=price.observed_at,
+        n=price.n,
+        measure=price.measure,
+        log_spread=Z_80 * spread,
+        condition=price.condition,
+        kind=price.kind,
+        source=price.source,
+    )
+
+
+def _unbridged(group: GroupIndex | None, price: MarketPrice, now: datetime) -> str | None:
+    segment_group = f"{price.condition}"
+    if group is None:
+        return (
+            f"no index of comparable cards ({segment_group}, same segment) to move its "
+            f"{price.observed_at.date().isoformat()} price to today"
+        )
+    since = month_of(price.observed_at)
+    nearest = min(abs(m - since) for m in group.supported)
+    if nearest > MAX_SUPPORT_GAP_MONTHS:
+        return (
+            f"the {group.key[0]} {group.key[1]} index has no data within "
+            f"{MAX_SUPPORT_GAP_MONTHS} months of {price.observed_at.date().isoformat()}"
+        )
+    return None
+
+
+def _fresh_basis(price: MarketPrice) -> str:
+    what = describe(price.measure)
+    n = f"median of {price.n}" if price.n > 1 else "one price"
+    return f"{n} ({what}), {price.observed_at.date().isoformat()}"
+
+
+def _estimate_basis(price: MarketPrice, group: GroupIndex, change: float, beyond: int) -> str:
+    what = describe(price.measure)
+    segment, condition = group.key
+    moved = f"{math.expm1(change) * 100:+.0f} %"
+    text = (
+        f"last seen ${price.usd:,.0f} ({what}) on {price.observed_at.date().isoformat()}; "
+        f"{segment} {condition} index {moved} since"
+    )
+    if beyond > 0:
+        newest = month_start(group.last).strftime("%Y-%m")
+        text += f" (index data to {newest}, carried flat {beyond} months, band widened)"
+    return text
+
+
+CardPrice = TodayPrice | Unpriced
+
+
+@dataclass(frozen=True, slots=True)
+class CardPrices:
+    """Today's price of one card per ranking condition ("new", "used", "any"; absent:
+    never seen), and a caveat per condition about the price itself."""
+
+    by_condition: dict[str, CardPrice]
+    notes: dict[str, str]
+
+
+def card_prices(
+    market: dict[str, MarketPrice | None], index: MarketIndex, now: datetime, stale_days: int
+) -> CardPrices:
+    """Today's new and used prices of a card from its market prices, and "any": the
+    measured (not estimated) one first, then the cheaper."""
+    found: dict[str, CardPrice] = {}
+    for condition in ("new", "used"):
+        price = market.get(condition)
+        if price is None:
+            continue
+        if price.thin_reason is not None:
+            found[condition] = unpriced(price, price.thin_reason)
+        else:
+            found[condition] = today_price(price, index, now, stale_days)
+    notes: dict[str, str] = {}
+    new, used = found.get("new"), found.get("used")
+    if isinstance(new, TodayPrice) and isinstance(used, TodayPrice) and used.usd > new.usd:
+        notes["used"] = (
+            f"used priced above new (${used.usd:,.0f} against ${new.usd:,.0f} new): "
+            "second-hand asks for this card are above what a retailer charges; buy new"
+        )
+    priced = [p for p in (new, used) if isinstance(p, TodayPrice)]
+    if priced:
+        found["any"] = min(priced, key=lambda p: (p.estimated, p.usd))
+    elif new is not None or used is not None:
+        found["any"] = next(p for p in (new, used) if p is not None)
+    return CardPrices(found, notes)
+
+
+def rental_today(rental: Rental) -> TodayPrice:
+    """A current rental: its cheapest sane offer, banded up to the median current offer
+    (what a renter pays once the cheapest is taken)."""
+    offer = rental.cheapest
+    low, high = offer.usd_per_gpu_hour, rental.median_usd
+    what = describe(offer.measure)
+    basis = (
+        f"cheapest of {rental.n} current offer{'s' if rental.n > 1 else ''} ({what}, "
+        f"{offer.provider}, {offer.observed_at.date().isoformat()}); median ${high}/h"
+    )
+    if rental.held_back:
+        basis += f"; {rental.held_back} held back as far below the others"
+    return TodayPrice(
+        usd=low,
+        band_low=low,
+        band_high=high,
+        estimated=False,
+        basis=basis,
+        last_usd=low,
+        last_observed_at=offer.observed_at,
+        n=rental.n,
+        measure=offer.measure,
+        log_spread=math.log(float(high) / float(low)) if low > 0 else 0.0,
+        condition="cloud",
+        kind=offer.kind,
+        source=f"{offer.provider} {offer.instance_type} ({offer.region}): {offer.source}",
+    )
