@@ -79,6 +79,8 @@ class PriceObservation(SQLModel, table=True):
         Index("ix_price_gpu_time_id", "gpu_id", "observed_at", "id", "quarantined"),
         # The newest price of all (score_state.prices_as_of, /health).
         Index("ix_price_time", "observed_at"),
+        # Whether a key posted any recent quote (shared/pricing/quotes.py).
+        Index("ix_price_owner_time", "owner_key_id", "observed_at"),
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -97,6 +99,9 @@ class PriceObservation(SQLModel, table=True):
     quarantined: bool = False
     # What the price measures (shared/pricing/measures.py): a sale, an ask, a list price...
     measure: str = Field(default="ask", max_length=24)
+    # The API key that posted this quote (shared/pricing/quotes.py: who sees it, whose
+    # alerts it fires); None for market prices and for operator quotes (the CLI).
+    owner_key_id: int | None = Field(default=None, foreign_key="api_key.id")
 
 
 class CloudOffer(SQLModel, table=True):

@@ -17,6 +17,14 @@ app = typer.Typer(help="API keys for write endpoints (alerts, prices).", no_args
 def create(
     name: Annotated[str, typer.Option(help="who or what uses the key")],
     scope: Annotated[str, typer.Option(help="read or write")] = "write",
+    all_quotes: Annotated[
+        bool,
+        typer.Option(
+            "--all-quotes",
+            help="sees every key's posted quotes and the operator's, and its alerts fire on "
+            "them (operators' keys); without it a key sees only its own",
+        ),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="one JSON line: id and key")] = False,
 ) -> None:
     """Create a key; it is printed once and only its hash is stored."""
@@ -25,24 +33,29 @@ def create(
         raise typer.Exit(2)
     try:
         with cli_context() as ctx, ctx.session() as session:
-            created = create_key(session, name, scope)
+            created = create_key(session, name, scope, all_quotes=all_quotes)
     except ValueError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
     if as_json:
-        typer.echo(json.dumps({"id": created.id, "key": created.key}))
+        typer.echo(
+            json.dumps({"id": created.id, "key": created.key, "all_quotes": created.all_quotes})
+        )
         return
-    typer.echo(f"key {created.id} ({created.name}, {created.scope}): {created.key}")
+    quotes = ", all quotes" if created.all_quotes else ""
+    typer.echo(f"key {created.id} ({created.name}, {created.scope}{quotes}): {created.key}")
     typer.echo("Store it now: it is not shown again.")
 
 
 @app.command("list")
 def list_command() -> None:
-    """Keys with their prefix, scope and state (never the key)."""
+    """Keys with their prefix, scope, whose quotes they see (own or all) and state (never
+    the key)."""
     with cli_context() as ctx, ctx.session() as session:
         for key in list_keys(session):
             state = f"revoked {key.revoked_at.isoformat()}" if key.revoked_at else "active"
-            typer.echo(f"{key.id}\t{key.name}\t{key.scope}\tgpa_{key.prefix}_…\t{state}")
+            quotes = "all-quotes" if key.all_quotes else "own-quotes"
+            typer.echo(f"{key.id}\t{key.name}\t{key.scope}\t{quotes}\tgpa_{key.prefix}_…\t{state}")
 
 
 @app.command("revoke")

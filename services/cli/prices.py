@@ -10,6 +10,7 @@ import typer
 
 from services.cli.context import cli_context
 from services.cli.options import gpu_id
+from shared.kit.money import CENT
 from shared.pricing.intake import PriceInput, PriceRejected, record_price
 
 app = typer.Typer(help="Prices that do not come from the scraper.", no_args_is_help=True)
@@ -24,8 +25,9 @@ def add(
     title: Annotated[str | None, typer.Option(help="listing or quote title")] = None,
     url: Annotated[str | None, typer.Option(help="link to the offer")] = None,
 ) -> None:
-    """Store a quote: shown beside the market price and used by alerts; it never replaces
-    the market price that rankings use."""
+    """Store an operator quote (no API key): shown beside the market price to keys created
+    with --all-quotes and fires only their alerts; it never replaces the market price
+    that rankings use."""
     known = gpu_id("gpu", gpu)
     try:
         price = PriceInput(known, Decimal(usd), condition, source, title, url)
@@ -34,11 +36,12 @@ def add(
         raise typer.Exit(2) from None
     try:
         with cli_context() as ctx, ctx.session() as session:
-            observation = record_price(session, price, ctx.settings)
+            recorded = record_price(session, price, ctx.settings)
     except PriceRejected as exc:
         hint = f"; valid values: {', '.join(exc.valid)}" if exc.valid else ""
         typer.echo(f"error: {exc}{hint}", err=True)
         raise typer.Exit(2) from None
+    observation, reference = recorded.observation, recorded.reference
     typer.echo(
         json.dumps(
             {
@@ -47,6 +50,9 @@ def add(
                 "usd": str(observation.price_usd),
                 "measure": observation.measure,
                 "quarantined": observation.quarantined,
+                "quarantine_reason": recorded.quarantine_reason,
+                "reference_usd": str(reference.usd.quantize(CENT)) if reference else None,
+                "reference": reference.basis if reference else None,
             }
         )
     )

@@ -18,9 +18,10 @@ from typing import Any
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
-from shared.alerts.models import Alert, AlertEvent
+from shared.alerts.models import Alert, AlertEvent, ApiKey
 from shared.alerts.triggers import Firing, Trigger, evaluate, parse_trigger
 from shared.kit.settings import Settings
+from shared.pricing.quotes import QuoteViewer
 
 log = logging.getLogger(__name__)
 
@@ -64,9 +65,11 @@ def _fire(
     return event
 
 
-def _step(session: Session, alert: Alert, settings: Settings, now: datetime) -> AlertEvent | None:
+def _step(
+    session: Session, alert: Alert, settings: Settings, now: datetime, viewer: QuoteViewer
+) -> AlertEvent | None:
     trigger = parse_trigger(alert.trigger)
-    firing = evaluate(session, trigger, settings, now)
+    firing = evaluate(session, trigger, settings, now, viewer)
     if firing is None:
         if not alert.armed:
             alert.last_false_at = alert.last_false_at or now
@@ -98,6 +101,16 @@ def _affected(alert: Alert, gpu_ids: set[str] | None) -> bool:
     return watched is None or bool(watched & gpu_ids)
 
 
+def _all_quotes_keys(session: Session, key_ids: set[int]) -> set[int]:
+    if not key_ids:
+        return set()
+    query = select(ApiKey.id).where(
+        col(ApiKey.id).in_(sorted(key_ids)),
+        ApiKey.all_quotes == True,  # noqa: E712
+    )
+    return {key_id for key_id in session.exec(query) if key_id is not None}
+
+
 def evaluate_alerts(
     session: Session,
     settings: Settings,
@@ -114,13 +127,17 @@ def evaluate_alerts(
         .order_by(col(Alert.id))
         .with_for_update()
     )
+    alerts = session.exec(query).all()
+    # An alert sees the quotes its owner key sees: its own, or every one (`all_quotes`).
+    all_quotes = _all_quotes_keys(session, {a.owner_key_id for a in alerts})
     events = []
-    for alert in session.exec(query).all():
+    for alert in alerts:
         try:
             if not _affected(alert, wanted):
                 continue
+            viewer = QuoteViewer(alert.owner_key_id, alert.owner_key_id in all_quotes)
             with session.begin_nested():  # one broken rule must not stop the others
-                event = _step(session, alert, settings, now)
+                event = _step(session, alert, settings, now, viewer)
                 session.add(alert)
         except Exception:
             log.exception("evaluating alert %s failed", alert.id)

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from sqlmodel import Session, select
 
 from shared.alerts.models import Alert, ApiKey
+from shared.pricing.quotes import QuoteViewer
 
 SCOPES = ("read", "write")
 KEY_PREFIX = "gpa"
@@ -27,13 +28,18 @@ class CreatedKey:
     scope: str
     key: str
     prefix: str
+    all_quotes: bool = False
 
 
 def _hash(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()
 
 
-def create_key(session: Session, name: str, scope: str = "write") -> CreatedKey:
+def create_key(
+    session: Session, name: str, scope: str = "write", all_quotes: bool = False
+) -> CreatedKey:
+    """A new key; `all_quotes` (operators' keys) sees every posted quote and is alerted on
+    them, where other keys see only their own (shared/pricing/quotes.py)."""
     if scope not in SCOPES:
         raise ValueError(f"scope must be one of {', '.join(SCOPES)}")
     if not name.strip():
@@ -46,11 +52,19 @@ def create_key(session: Session, name: str, scope: str = "write") -> CreatedKey:
         key_hash=_hash(key),
         scope=scope,
         created_at=datetime.now(UTC),
+        all_quotes=all_quotes,
     )
     session.add(row)
     session.flush()
     assert row.id is not None
-    return CreatedKey(row.id, row.name, scope, key, prefix)
+    return CreatedKey(row.id, row.name, scope, key, prefix, all_quotes)
+
+
+def quote_viewer(key: ApiKey | None) -> QuoteViewer | None:
+    """Whose quotes a caller with `key` sees; None (no key) sees none."""
+    if key is None:
+        return None
+    return QuoteViewer(key.id, key.all_quotes)
 
 
 def verify_key(session: Session, key: str) -> ApiKey | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Column, Index, UniqueConstraint
+from sqlalchemy import Column, Index, UniqueConstraint, false
 from sqlmodel import Field, SQLModel
 
 from shared.models import UTCDateTime
@@ -30,6 +30,9 @@ class ApiKey(SQLModel, table=True):
     scope: str = Field(max_length=8)  # read | write
     created_at: datetime = Field(sa_column=_tz())
     revoked_at: datetime | None = Field(default=None, sa_column=_optional_tz())
+    # Sees every key's posted quotes and the operator's (best_quote, price history) and
+    # its alerts fire on them; without it a key sees and is alerted on only its own.
+    all_quotes: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
 
 
 class Alert(SQLModel, table=True):

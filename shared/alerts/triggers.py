@@ -3,6 +3,11 @@
 A trigger's condition is computed from committed data only, never from quarantined
 observations or prices of stale sources. `evaluate` returns the triggering fact (the
 observation, score or cloud offer) when the condition holds, else None.
+
+Posted quotes count only for the alerts of the key that posted them, or of a key that sees
+every quote (`viewer`, shared/pricing/quotes.py); market prices count for every alert.
+Only `price_below` reads quotes: market prices (price_drop_pct), scores
+(perf_per_dollar_above) and cloud offers never contain one.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from shared.pricing.market import (
     source_name,
 )
 from shared.pricing.measures import ASK, QUOTE
+from shared.pricing.quotes import QuoteViewer, sees
 from shared.sources.status import stale_source_names
 
 # Observations older than this do not make a price alert true any more.
@@ -120,11 +126,17 @@ class Firing:
 
 
 def evaluate(
-    session: Session, trigger: Trigger, settings: Settings, now: datetime | None = None
+    session: Session,
+    trigger: Trigger,
+    settings: Settings,
+    now: datetime | None = None,
+    viewer: QuoteViewer | None = None,
 ) -> Firing | None:
+    """`viewer`: whose quotes may make the trigger true (the alert owner's key); None:
+    market prices only."""
     now = now or datetime.now(UTC)
     if isinstance(trigger, PriceBelow):
-        return _price_below(session, trigger, now)
+        return _price_below(session, trigger, now, viewer)
     if isinstance(trigger, PriceDropPct):
         return _price_drop(session, trigger, settings, now)
     if isinstance(trigger, PerfPerDollarAbove):
@@ -166,11 +178,15 @@ def observation_data(observation: PriceObservation) -> dict[str, Any]:
     }
 
 
-def _price_below(session: Session, trigger: PriceBelow, now: datetime) -> Firing | None:
+def _price_below(
+    session: Session, trigger: PriceBelow, now: datetime, viewer: QuoteViewer | None
+) -> Firing | None:
     recent = _buyable_offers(
         session, trigger.gpu_id, trigger.condition, now - timedelta(days=RECENT_DAYS)
     )
-    hits = [o for o in recent if o.price_usd < trigger.max_price_usd]
+    # Another key's quote is not this alert's to see (nor an operator quote, unless the
+    # owner sees every quote).
+    hits = [o for o in recent if o.price_usd < trigger.max_price_usd and sees(viewer, o)]
     if not hits:
         return None
     best = min(hits, key=lambda o: (o.price_usd, o.id or 0))

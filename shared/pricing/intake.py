@@ -1,7 +1,9 @@
 """Prices posted to us (vendor quotes, manual entries): stored as quotes.
 
 A quote is shown beside the market price and can fire alerts, but never becomes the
-market price a ranking uses: one posted price must not move everyone's answer.
+market price a ranking uses: one posted price must not move everyone's answer. It belongs
+to the API key that posted it (None: an operator quote from the CLI); who sees it and
+whose alerts it fires: shared/pricing/quotes.py.
 """
 
 from __future__ import annotations
@@ -20,7 +22,13 @@ from shared.kit.money import CENT
 from shared.kit.settings import Settings
 from shared.models import PriceObservation
 from shared.pricing.measures import QUOTE
-from shared.pricing.quarantine import MARKET_GROUPS, QuarantineRules, quarantine_reason, references
+from shared.pricing.quarantine import (
+    MARKET_GROUPS,
+    QuarantineRules,
+    Reference,
+    quarantine_reason,
+    reference_details,
+)
 
 CONDITIONS = ("new", "used", "refurbished")
 # Above any GPU's price; larger is a typo (an extra zero), not a market price.
@@ -57,20 +65,37 @@ def validate(price: PriceInput) -> None:
         raise PriceRejected("quantity", "must be at least 1")
 
 
-def record_price(
-    session: Session, price: PriceInput, settings: Settings, kind: str = "manual"
-) -> PriceObservation:
-    """Store one validated quote; alerts follow after the caller commits.
+@dataclass(frozen=True, slots=True)
+class RecordedPrice:
+    """A stored quote, the reference it was checked against (None: nothing to check it
+    against) and why it is quarantined (None: it is not)."""
 
-    A price far from the market (the same quarantine rule and settings as scraped
-    prices) is stored quarantined: kept and visible, never fires an alert.
+    observation: PriceObservation
+    reference: Reference | None
+    quarantine_reason: str | None
+
+
+def record_price(
+    session: Session,
+    price: PriceInput,
+    settings: Settings,
+    kind: str = "manual",
+    owner_key_id: int | None = None,
+) -> RecordedPrice:
+    """Store one validated quote of `owner_key_id` (None: an operator quote); alerts
+    follow after the caller commits.
+
+    A price far from the market (the same quarantine rule, settings and reference as
+    scraped prices; for a card with no market price its launch price or its peers') is
+    stored quarantined: kept and visible, never fires an alert.
     """
     validate(price)
     usd = price.usd.quantize(CENT)
     now = datetime.now(UTC)
     key = (price.gpu_id, MARKET_GROUPS[price.condition])
     rules = QuarantineRules.from_settings(settings)
-    reference = references(session, {key}, now, rules).get(key)
+    reference = reference_details(session, {key}, now, rules).get(key)
+    reason = quarantine_reason(usd, reference.usd if reference else None, rules.factor)
     observation = PriceObservation(
         gpu_id=price.gpu_id,
         condition=price.condition,
@@ -84,10 +109,11 @@ def record_price(
         title=price.title,
         quantity=price.quantity,
         observed_at=now,
-        quarantined=quarantine_reason(usd, reference, rules.factor) is not None,
+        quarantined=reason is not None,
         measure=QUOTE,
+        owner_key_id=owner_key_id,
     )
     session.add(observation)
     session.flush()
     enqueue_after_commit(session, recompute_call([price.gpu_id]))
-    return observation
+    return RecordedPrice(observation, reference, reason)

@@ -6,9 +6,15 @@ The reference a price is compared with, per GPU and market group (new / used):
 1. the median of the last `window_days` of market prices, each listing once at its
    latest price, when there are at least `min_n` of them;
 2. else the newest market price (shared/pricing/market.py), however old;
-3. else the card's launch list price (half of it for used cards).
+3. else the card's launch list price (half of it for used cards);
+4. else its peers' reference: the median of the references (1-3) of the catalog cards of
+   the same vendor, segment and architecture whose memory is within 2x of the card's,
+   those of its form (modules: SXM, OAM, superchips; or cards) first; for used cards
+   without used peer prices, half of the peers' new reference. A card no market prices
+   and without a launch price (H200, B200, MI300X) is still checked: a $99 H200 is not
+   a price.
 Quotes posted to us never enter a reference: one posted price cannot move the bar the
-next one is measured against.
+next one is measured against. `reference_details` also says which reference it is.
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ from typing import Any
 from sqlalchemy import Row, func, or_, select
 from sqlmodel import Session, col
 
-from shared.catalog.specs import load_catalog
+from shared.catalog.specs import GpuSpec, load_catalog
 from shared.kit.settings import Settings
 from shared.models import PriceObservation
 from shared.pricing.market import PricePolicy, market_price
@@ -37,6 +43,17 @@ MedianKey = tuple[str, str]  # (gpu id, market group)
 # (gpu id, condition, source, listing id, observed at, price usd, measure)
 _Recent = Row[Any]
 DEFAULT_FACTOR = Decimal("3")
+# Peers' memory within this factor of the card's: a similar memory class.
+PEER_MEMORY_RATIO = 2.0
+MODULE_FORMS = frozenset({"sxm", "oam", "superchip"})
+
+
+@dataclass(frozen=True, slots=True)
+class Reference:
+    """A reference price and what it is (said in POST /prices' answer)."""
+
+    usd: Decimal
+    basis: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +107,13 @@ def recent_medians(
     """Median unit price per (GPU, market group) over the window, each listing counted
     once at its latest price: an asking listing stored on every run must not become
     "the market" by repetition. Launch list prices and quotes are left out."""
+    return {key: median for key, (median, _n) in _recent_medians(session, keys, now, rules).items()}
+
+
+def _recent_medians(
+    session: Session, keys: Set[MedianKey], now: datetime, rules: QuarantineRules
+) -> dict[MedianKey, tuple[Decimal, int]]:
+    """`recent_medians` with the number of listings of each median."""
     if not keys:
         return {}
     since = now - timedelta(days=rules.window_days)
@@ -105,7 +129,7 @@ def recent_medians(
     for (key, _source, _listing), (_at, usd) in latest.items():
         prices[key].append(usd)
     return {
-        key: Decimal(statistics.median(values))
+        key: (Decimal(statistics.median(values)), len(values))
         for key, values in prices.items()
         if len(values) >= rules.min_n
     }
@@ -115,8 +139,47 @@ def references(
     session: Session, keys: Set[MedianKey], now: datetime, rules: QuarantineRules
 ) -> dict[MedianKey, Decimal]:
     """The reference price of each key (see the module docstring); keys without any
-    market data and without a list price are absent."""
-    found = recent_medians(session, keys, now, rules)
+    market data, list price or priced peers are absent."""
+    return {key: ref.usd for key, ref in reference_details(session, keys, now, rules).items()}
+
+
+def reference_details(
+    session: Session, keys: Set[MedianKey], now: datetime, rules: QuarantineRules
+) -> dict[MedianKey, Reference]:
+    """`references` with what each reference is."""
+    found = _own_references(session, keys, now, rules)
+    catalog = load_catalog()
+    unpriced = {
+        key: peers
+        for key in keys
+        if key not in found
+        and (spec := catalog.by_id.get(key[0])) is not None
+        and (peers := peer_tiers(spec, catalog.gpus))
+    }
+    if not unpriced:
+        return found
+    peer_keys = {
+        (peer.id, group)
+        for tiers in unpriced.values()
+        for tier in tiers
+        for peer in tier
+        for group in ("new", "used")
+    }
+    of_peers = _own_references(session, peer_keys, now, rules)
+    for key, tiers in unpriced.items():
+        if (reference := _peer_reference(tiers, key[1], of_peers)) is not None:
+            found[key] = reference
+    return found
+
+
+def _own_references(
+    session: Session, keys: Set[MedianKey], now: datetime, rules: QuarantineRules
+) -> dict[MedianKey, Reference]:
+    """Steps 1-3 of the module docstring: the card's own market, else its launch price."""
+    found = {
+        key: Reference(median, f"{rules.window_days}-day median of {n} market prices")
+        for key, (median, n) in _recent_medians(session, keys, now, rules).items()
+    }
     missing = {key for key in keys if key not in found}
     if not missing:
         return found
@@ -127,10 +190,50 @@ def references(
     for gpu_id, group in missing:
         newest = market_price(by_gpu[gpu_id], group, policy)
         if newest is not None:
-            found[(gpu_id, group)] = newest.usd
+            basis = f"newest market price ({newest.measure}, {newest.observed_at.date()})"
+            found[(gpu_id, group)] = Reference(newest.usd, basis)
         elif (spec := catalog.get(gpu_id)) is not None and spec.launch_price_usd:
-            found[(gpu_id, group)] = list_price_reference(Decimal(spec.launch_price_usd), group)
+            launch = Decimal(spec.launch_price_usd)
+            basis = f"launch price ${launch:,.0f}" + (" (half for used)" if group != "new" else "")
+            found[(gpu_id, group)] = Reference(list_price_reference(launch, group), basis)
     return found
+
+
+def peer_tiers(spec: GpuSpec, catalog: Sequence[GpuSpec]) -> list[list[GpuSpec]]:
+    """A card's peers (same vendor, segment and architecture, memory within 2x), those
+    of its form first: [same form, other forms], empty tiers left out."""
+    peers = [
+        other
+        for other in catalog
+        if other.id != spec.id
+        and (other.vendor, other.segment, other.architecture)
+        == (spec.vendor, spec.segment, spec.architecture)
+        and max(other.memory_gb, spec.memory_gb)
+        <= PEER_MEMORY_RATIO * min(other.memory_gb, spec.memory_gb)
+    ]
+    module = spec.form_factor in MODULE_FORMS
+    same = [p for p in peers if (p.form_factor in MODULE_FORMS) == module]
+    other = [p for p in peers if (p.form_factor in MODULE_FORMS) != module]
+    return [tier for tier in (same, other) if tier]
+
+
+def _peer_reference(
+    tiers: Sequence[Sequence[GpuSpec]], group: str, of_peers: dict[MedianKey, Reference]
+) -> Reference | None:
+    """The median of the first priced tier's references of `group`; for used cards whose
+    peers have only new references, half of those."""
+    for tier in tiers:
+        for peer_group in dict.fromkeys((group, "new")):
+            priced = {p.id: ref for p in tier if (ref := of_peers.get((p.id, peer_group)))}
+            if not priced:
+                continue
+            median = Decimal(statistics.median(ref.usd for ref in priced.values()))
+            usd = list_price_reference(median, group) if peer_group != group else median
+            listed = ", ".join(f"{gpu} ${ref.usd:,.0f}" for gpu, ref in sorted(priced.items()))
+            half = " new, half for used" if peer_group != group else ""
+            basis = f"peer cards' reference (median of {listed}{half})"
+            return Reference(usd, basis)
+    return None
 
 
 def list_price_reference(launch_usd: Decimal, group: str) -> Decimal:

@@ -13,6 +13,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Path, Query, Request, Response
 from starlette.concurrency import run_in_threadpool
 
+from services.api.auth import KEY_OPTIONAL
 from services.api.charts import data, render, service
 from services.api.charts.render import ImageFormat
 from services.api.deps import SessionDep
@@ -66,6 +67,8 @@ def _date(value: datetime | None) -> str:
 @router.get(
     "/charts/perf-per-dollar.{image_format}",
     response_class=Response,
+    # /recommend's answer, which takes an optional key (its quotes; none drawn here).
+    openapi_extra=KEY_OPTIONAL,
     responses=IMAGE_RESPONSES,
     summary="Perf per $1,000 of /recommend's answer as a bar chart (same query parameters)",
 )
@@ -81,6 +84,8 @@ async def perf_per_dollar_chart(
 @router.get(
     "/charts/performance.{image_format}",
     response_class=Response,
+    # /recommend's answer, which takes an optional key (its quotes; none drawn here).
+    openapi_extra=KEY_OPTIONAL,
     responses=IMAGE_RESPONSES,
     summary="Relative performance of /recommend's answer as a bar chart",
 )

@@ -6,9 +6,11 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query
 
+from services.api.auth import KEY_OPTIONAL, OptionalKey
 from services.api.deps import MAX_OFFSET, SessionDep, SettingsDep, VaryOnAccept, catalog_gpu
 from services.api.gpus import service
 from services.api.gpus.schemas import GpuDetail, GpuPage
+from shared.alerts.keys import quote_viewer
 from shared.catalog.specs import GpuSpec, load_catalog
 
 router = APIRouter(tags=["gpus"])
@@ -52,6 +54,12 @@ def list_gpus(
     )
 
 
-@router.get("/gpus/{gpu_id}", response_model=GpuDetail, dependencies=[VaryOnAccept])
-def get_gpu(gpu_id: str, session: SessionDep, settings: SettingsDep) -> GpuDetail:
-    return service.detail(session, catalog_gpu(gpu_id), settings)
+@router.get(
+    "/gpus/{gpu_id}",
+    response_model=GpuDetail,
+    dependencies=[VaryOnAccept],
+    openapi_extra=KEY_OPTIONAL,
+)
+def get_gpu(gpu_id: str, session: SessionDep, settings: SettingsDep, key: OptionalKey) -> GpuDetail:
+    """A GPU's specs and prices; `best_quote` shows the caller's key's quotes only."""
+    return service.detail(session, catalog_gpu(gpu_id), settings, quote_viewer(key))

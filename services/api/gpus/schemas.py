@@ -61,5 +61,6 @@ class GpuDetail(BaseModel):
     latest_by_kind: dict[str, MarketOut]
     cloud: list[CloudPrice]
     best_quote: dict[str, QuoteOut | None] = Field(
-        description="cheapest recent posted quote per condition, beside the market price"
+        description="cheapest recent posted quote per condition, beside the market price: "
+        "the caller's API key's (every key's with all_quotes); none without a key"
     )

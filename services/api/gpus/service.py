@@ -15,6 +15,7 @@ from shared.kit.settings import Settings
 from shared.models import CloudOffer
 from shared.pricing.cloud import PRICINGS, Currency, current_offers, to_price
 from shared.pricing.market import market_price
+from shared.pricing.quotes import QuoteViewer
 from shared.pricing.window import market_observations
 from shared.scoring.compute import SourceHealth, gpu_prices
 
@@ -52,7 +53,11 @@ def _cloud_prices(session: Session, gpu_id: str, currency: Currency) -> list[Clo
     return prices
 
 
-def detail(session: Session, spec: GpuSpec, settings: Settings) -> GpuDetail:
+def detail(
+    session: Session, spec: GpuSpec, settings: Settings, viewer: QuoteViewer | None = None
+) -> GpuDetail:
+    """The GPU's specs and prices; `best_quote` holds the quotes `viewer` sees (None: an
+    anonymous caller, no quotes)."""
     now = datetime.now(UTC)
     policy = SourceHealth.read(session).policy(settings, now)
     observations = market_observations(session, [spec.id], policy)[spec.id]
@@ -65,7 +70,7 @@ def detail(session: Session, spec: GpuSpec, settings: Settings) -> GpuDetail:
             if price is not None:
                 latest_by_kind[f"{kind}:{condition}"] = market_out(price)
     spec_fields = {k: v for k, v in asdict(spec).items() if k not in PROVENANCE_FIELDS}
-    best_quote, _recent = quotes_of(session, spec.id, now, settings.price_stale_days)
+    best_quote, _recent = quotes_of(session, spec.id, now, settings.price_stale_days, viewer)
     return GpuDetail(
         id=spec.id,
         name=spec.name,

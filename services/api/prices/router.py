@@ -7,12 +7,14 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 
-from services.api.auth import WriteKey
+from services.api.auth import KEY_OPTIONAL, OptionalKey, WriteKey
 from services.api.deps import MAX_OFFSET, SessionDep, SettingsDep, catalog_gpu
 from services.api.errors import InvalidParameter
 from services.api.prices import service
 from services.api.prices.schemas import ConditionFilter, PriceCreated, PriceHistory, PriceIn
+from shared.alerts.keys import quote_viewer
 from shared.catalog.aliases import catalog_id
+from shared.kit.money import CENT
 from shared.pricing.intake import PriceInput, record_price
 from shared.scoring.compute import SourceHealth
 
@@ -27,12 +29,13 @@ def _utc(since: datetime) -> datetime:
         raise InvalidParameter("since", "outside the dates UTC can represent") from None
 
 
-@router.get("/gpus/{gpu_id}/prices", response_model=PriceHistory)
+@router.get("/gpus/{gpu_id}/prices", response_model=PriceHistory, openapi_extra=KEY_OPTIONAL)
 def get_prices(
     gpu_id: str,
     request: Request,
     session: SessionDep,
     settings: SettingsDep,
+    key: OptionalKey,
     condition: Annotated[
         ConditionFilter | None, Query(description="'used' includes refurbished")
     ] = None,
@@ -57,6 +60,7 @@ def get_prices(
         offset=offset,
         policy=SourceHealth.read(session).policy(settings, datetime.now(UTC)),
         cache=request.app.state.price_cache,
+        viewer=quote_viewer(key),
     )
 
 
@@ -65,13 +69,16 @@ def post_price(
     body: PriceIn, key: WriteKey, session: SessionDep, settings: SettingsDep
 ) -> PriceCreated:
     """Record a quote (a price from outside the scraper); alerts follow the commit. A quote
-    is shown beside the market price and never replaces it in rankings."""
+    is shown beside the market price and never replaces it in rankings. It is this key's:
+    only this key (and keys that see every quote) sees it and has its alerts fire on it."""
     # An id or a known alias, exactly: free text must never become a price of a real GPU.
     gpu_id = catalog_id("gpu_id", body.gpu_id)
     price = PriceInput(
         gpu_id, body.usd, body.condition, body.source, body.title, body.url, body.quantity
     )
-    observation = record_price(session, price, settings)  # a PriceRejected answers 422
+    # A PriceRejected answers 422.
+    recorded = record_price(session, price, settings, owner_key_id=key.id)
+    observation, reference = recorded.observation, recorded.reference
     assert observation.id is not None
     return PriceCreated(
         id=observation.id,
@@ -82,4 +89,7 @@ def post_price(
         source=observation.source,
         observed_at=observation.observed_at,
         quarantined=observation.quarantined,
+        quarantine_reason=recorded.quarantine_reason,
+        reference_usd=reference.usd.quantize(CENT) if reference else None,
+        reference=reference.basis if reference else None,
     )

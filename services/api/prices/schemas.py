@@ -88,9 +88,12 @@ class PriceHistory(BaseModel):
     gpu_id: str
     market: dict[str, MarketOut | None]
     best_quote: dict[str, QuoteOut | None] = Field(
-        description="cheapest recent posted quote per condition (not quarantined)"
+        description="cheapest recent posted quote per condition (not quarantined) of the "
+        "caller's API key (every key's with all_quotes); none without a key"
     )
-    quotes: list[QuoteOut] = Field(description="posted quotes of the stale age, newest first")
+    quotes: list[QuoteOut] = Field(
+        description="the caller's posted quotes of the stale age, newest first"
+    )
     total: int
     limit: int
     offset: int
@@ -135,8 +138,23 @@ class PriceCreated(BaseModel):
     quarantined: bool = Field(
         description="stored but held back (fires no alert): beyond 3x the market reference"
     )
+    quarantine_reason: str | None = Field(
+        default=None, description="above_median_factor or below_median_factor; null: not held"
+    )
+    reference_usd: Decimal | None = Field(
+        default=None,
+        description="the reference price it was checked against; null: none known "
+        "(no market price, launch price or priced peer card)",
+    )
+    reference: str | None = Field(
+        default=None,
+        description="which reference: the recent market median, the newest market price, "
+        "the launch price, or peer cards' (same vendor, segment, architecture) for a card "
+        "with no market or launch price",
+    )
     measure: str = Field(default="quote", description="posted prices are quotes")
     note: str = Field(
-        default="a quote: shown beside the market price and used by alerts; it never "
-        "replaces the market price that rankings use"
+        default="a quote of this API key: shown beside the market price to this key only "
+        "(and keys that see every quote) and fires only their alerts; it never replaces "
+        "the market price that rankings use"
     )

@@ -1,4 +1,9 @@
-"""Price history of one GPU, and its market price as the scorer sees it."""
+"""Price history of one GPU, and its market price as the scorer sees it.
+
+Posted quotes show only to the caller that may see them (`viewer`, its API key:
+shared/pricing/quotes.py): its best quote, its quotes, and its quote rows in the history;
+anonymous callers see market prices only.
+"""
 
 from __future__ import annotations
 
@@ -27,7 +32,14 @@ from shared.pricing.market import (
     market_price,
 )
 from shared.pricing.measures import describe
-from shared.pricing.quotes import best_for, best_quotes, recent_quotes
+from shared.pricing.quotes import (
+    QuoteViewer,
+    best_for,
+    best_quotes,
+    hidden_quotes,
+    recent_quotes,
+    visible,
+)
 from shared.pricing.window import market_observations
 from shared.sources.names import SCRAPED_SOURCES
 
@@ -45,26 +57,31 @@ def history(
     offset: int,
     policy: PricePolicy,
     cache: PriceCache | None = None,
+    viewer: QuoteViewer | None = None,
 ) -> PriceHistory:
     if source is not None:
-        _check_source(session, gpu_id, source)
+        _check_source(session, gpu_id, source, viewer)
     where = _filters(gpu_id, condition, source, since)
     cache = cache or PriceCache(max_entries=0)
     version = price_version(session)
 
-    def count() -> int:
-        return session.exec(select(func.count()).select_from(PriceObservation).where(*where)).one()
+    def count(*also: ColumnElement[bool]) -> int:
+        query = select(func.count()).select_from(PriceObservation).where(*where, *also)
+        return session.exec(query).one()
 
+    # Every caller's count is shared (a year of a popular card, read from an index); the
+    # quotes it may not see are few, counted per request.
     total = cache.get(("total", gpu_id, condition, source, since), version, count)
+    total -= count(hidden_quotes(viewer))
     query = (
         select(PriceObservation)
-        .where(*where)
+        .where(*where, visible(viewer))
         .order_by(col(PriceObservation.observed_at).desc(), col(PriceObservation.id).desc())
         .offset(offset)
         .limit(limit)
     )
     items = [_point(o) for o in session.exec(query)]
-    best, quotes = quotes_of(session, gpu_id, policy.now, policy.stale_days)
+    best, quotes = quotes_of(session, gpu_id, policy.now, policy.stale_days, viewer)
     return PriceHistory(
         gpu_id=gpu_id,
         market=cache.get(
@@ -105,12 +122,17 @@ def _filters(
     return where
 
 
-def _check_source(session: Session, gpu_id: str, source: str) -> None:
-    """A scraper source or a source with stored prices of this GPU; a scraper source with
-    none yet (a fresh install) is an empty answer, not an error."""
+def _check_source(session: Session, gpu_id: str, source: str, viewer: QuoteViewer | None) -> None:
+    """A scraper source or a source with stored prices of this GPU that the caller sees (a
+    quote's source names who quoted it); a scraper source with none yet (a fresh install)
+    is an empty answer, not an error."""
     if source in SCRAPED_SOURCES:
         return
-    query = select(PriceObservation.source).where(PriceObservation.gpu_id == gpu_id).distinct()
+    query = (
+        select(PriceObservation.source)
+        .where(PriceObservation.gpu_id == gpu_id, visible(viewer))
+        .distinct()
+    )
     known = sorted(set(session.exec(query)))
     if source in known or source + SOLD_SUFFIX in known:
         return
@@ -163,10 +185,10 @@ def quote_out(quote: PriceObservation, now: datetime) -> QuoteOut:
 
 
 def quotes_of(
-    session: Session, gpu_id: str, now: datetime, max_age_days: int
+    session: Session, gpu_id: str, now: datetime, max_age_days: int, viewer: QuoteViewer | None
 ) -> tuple[dict[str, QuoteOut | None], list[QuoteOut]]:
-    """(best quote per condition, recent quotes newest first)."""
-    recent = recent_quotes(session, [gpu_id], now, max_age_days)
+    """(best quote per condition, recent quotes newest first) that `viewer` sees."""
+    recent = recent_quotes(session, [gpu_id], now, max_age_days, viewer)
     best = best_quotes(recent)
     by_condition = {
         condition: quote_out(q, now) if (q := best_for(best, gpu_id, condition)) else None

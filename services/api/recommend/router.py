@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request, Response
 
+from services.api.auth import KEY_OPTIONAL, OptionalKey
 from services.api.deps import ModelDep, SessionDep, SettingsDep
 from services.api.errors import InvalidParameter
 from services.api.recommend.cache import ResponseCache, ScoreCache
@@ -19,8 +21,10 @@ from services.api.recommend.schemas import (
     WeightPrecision,
 )
 from services.api.recommend.service import recommend_json
+from shared.alerts.keys import quote_viewer
 from shared.builds.schemas import Condition, Deployment, Network, Precision, Pricing, Task
 from shared.catalog.tasks import TASKS
+from shared.pricing.quotes import sees_recent_quotes, show_quotes_to
 
 router = APIRouter(tags=["recommend"])
 
@@ -28,12 +32,13 @@ router = APIRouter(tags=["recommend"])
 MAX_MEMORY_GB = 2048
 
 
-@router.get("/recommend", response_model=RecommendResponse)
+@router.get("/recommend", response_model=RecommendResponse, openapi_extra=KEY_OPTIONAL)
 def get_recommendation(
     request: Request,
     session: SessionDep,
     settings: SettingsDep,
     model: ModelDep,
+    key: OptionalKey,
     task: Annotated[Task, Query(description="workload; sets the default minimum memory")],
     memory_gb: Annotated[
         float | None,
@@ -111,6 +116,13 @@ def get_recommendation(
     )
     cache: ScoreCache = request.app.state.score_cache
     responses: ResponseCache = request.app.state.response_cache
+    # best_quote shows the caller's quotes only (read from the session by the ranking).
+    # The shared answer cache, keyed by the query, holds answers without quotes; a caller
+    # who may see recent quotes gets an answer of its own, never cached for others.
+    viewer = quote_viewer(key)
+    if sees_recent_quotes(session, viewer, datetime.now(UTC), settings.price_stale_days):
+        show_quotes_to(session, viewer)
+        responses = ResponseCache(max_entries=0)
     body = recommend_json(session, cache, responses, query, settings, model)
     # Pre-serialized (and often cached) JSON; response_model documents its shape.
     return Response(content=body, media_type="application/json")

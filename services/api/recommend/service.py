@@ -41,7 +41,7 @@ from shared.perfmodel.classmodel import ClassModel
 from shared.perfmodel.workloads import LlmWorkload
 from shared.pricing.market import age_days
 from shared.pricing.measures import describe
-from shared.pricing.quotes import best_for, best_quotes, recent_quotes
+from shared.pricing.quotes import best_for, best_quotes, quotes_shown_to, recent_quotes
 from shared.scoring.caveats import build_caveats
 
 
@@ -203,10 +203,13 @@ def _best_quotes(
     settings: Settings,
     now: datetime,
 ) -> dict[str, QuoteOut]:
-    if query.condition == "cloud" or not ranked:
+    # Only quotes the caller may see (its key's; every key's with all_quotes), which the
+    # router records on the session; anonymous callers see none (shared/pricing/quotes.py).
+    viewer = quotes_shown_to(session)
+    if query.condition == "cloud" or not ranked or viewer is None:
         return {}
     ids = [r.spec.id for r in ranked]
-    best = best_quotes(recent_quotes(session, ids, now, settings.price_stale_days))
+    best = best_quotes(recent_quotes(session, ids, now, settings.price_stale_days, viewer))
     found: dict[str, QuoteOut] = {}
     for gpu_id in ids:
         quote = best_for(best, gpu_id, query.condition)

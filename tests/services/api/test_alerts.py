@@ -10,13 +10,17 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from standardwebhooks.webhooks import Webhook
+from typer.testing import CliRunner
 
 from services.api.app import create_app
+from services.cli.main import app as cli_app
 from shared.alerts.keys import create_key, revoke_key
 from shared.kit.db import make_engine, migrate, session_scope
+from shared.kit.events import enqueue_after_commit, recompute_call
 from shared.kit.settings import get_settings
 from shared.seed import seed_catalog
 from tests.conftest import _drop_postgres_database, new_database
+from tests.factories import make_observation
 from tests.receiver import Receiver, running_receiver
 
 
@@ -71,10 +75,10 @@ def make_client(alerts_db, monkeypatch, tmp_path):
     _reset_caches()
 
 
-def new_key(url: str, scope: str = "write") -> tuple[int, dict[str, str]]:
+def new_key(url: str, scope: str = "write", all_quotes: bool = False) -> tuple[int, dict[str, str]]:
     engine = make_engine(url)
     with session_scope(engine) as session:
-        created = create_key(session, f"test-{scope}", scope)
+        created = create_key(session, f"test-{scope}", scope, all_quotes=all_quotes)
     engine.dispose()
     return created.id, {"Authorization": f"Bearer {created.key}"}
 
@@ -318,10 +322,15 @@ def test_a_manual_price_far_from_the_market_is_kept_but_quarantined(make_client,
     # No market data here: the reference is the launch price ($2,250; half for used).
     typo = client.post("/prices", json={**base, "usd": "10000", "source": "typo"}, headers=headers)
     assert typo.status_code == 201 and typo.json()["quarantined"] is True
-    detail = client.get("/gpus/rtx-a5000").json()
+    assert typo.json()["quarantine_reason"] == "above_median_factor"
+    assert typo.json()["reference_usd"] == "1125.00"
+    assert typo.json()["reference"] == "launch price $2,250 (half for used)"
+    detail = client.get("/gpus/rtx-a5000", headers=headers).json()
     assert detail["market_prices"]["used"] is None  # quotes never become the market price
     assert detail["best_quote"]["used"]["usd"] == "980.00"  # the cheapest, quarantine aside
-    history = client.get("/gpus/rtx-a5000/prices", params={"source": "typo"}).json()
+    history = client.get(
+        "/gpus/rtx-a5000/prices", params={"source": "typo"}, headers=headers
+    ).json()
     assert [p["quarantined"] for p in history["items"]] == [True]
     assert history["best_quote"]["used"]["source"] == "vendor-2"
 
@@ -362,3 +371,77 @@ def test_a_test_delivery_holds_no_database_connection_while_the_receiver_answers
     assert seen == [0]
     deliveries = client.get(f"/alerts/{alert_id}/deliveries", headers=headers).json()["items"]
     assert deliveries[0]["attempts_log"][0]["status_code"] == 204
+
+
+def _alerts_per_key(
+    client: TestClient, receiver: Receiver, keys: dict[str, dict[str, str]], **trigger: str
+) -> None:
+    """One price_below alert per key, each delivering to its own path of the receiver."""
+    for name, headers in keys.items():
+        body = alert_body(f"{receiver.url}/{name}", **trigger)
+        assert client.post("/alerts", json=body, headers=headers).status_code == 201
+
+
+def _fired(receiver: Receiver) -> list[str]:
+    return sorted(r.path.rsplit("/", 1)[1] for r in receiver.received)
+
+
+def test_a_quote_fires_only_its_own_keys_alerts_and_a_market_price_every_ones(
+    make_client, alerts_db, receiver
+):
+    """Issue 24: one customer's negotiated price must not reach another's webhook."""
+    client = make_client()
+    keys = {
+        "mine": new_key(alerts_db)[1],
+        "theirs": new_key(alerts_db)[1],
+        "operator": new_key(alerts_db, all_quotes=True)[1],
+    }
+    _alerts_per_key(client, receiver, keys, gpu_id="rtx-a4000", max_price_usd="600")
+    quote = {"gpu_id": "rtx-a4000", "usd": "550", "condition": "used", "source": "negotiated"}
+    assert client.post("/prices", json=quote, headers=keys["mine"]).status_code == 201
+    assert _fired(receiver) == ["mine", "operator"]  # the key's own, and all_quotes
+    bodies = [json.loads(r.body) for r in receiver.received]
+    assert {b["data"]["observation"]["source"] for b in bodies} == {"negotiated"}
+    # A market price is everyone's: the alert that no quote of another key could fire.
+    ctx = client.app.state.context
+    with ctx.session() as session:
+        session.add(
+            make_observation(
+                gpu_id="rtx-a4000", usd="540", source="ebay", observed_at=datetime.now(UTC)
+            )
+        )
+        session.flush()
+        enqueue_after_commit(session, recompute_call(["rtx-a4000"]))
+    assert _fired(receiver) == ["mine", "operator", "theirs"]
+
+
+def test_an_operator_quote_fires_only_the_alerts_of_keys_that_see_every_quote(
+    make_client, alerts_db, receiver, monkeypatch
+):
+    """`gpu-advisor prices add` stores a quote without a key: an operator quote."""
+    client = make_client()
+    keys = {"plain": new_key(alerts_db)[1], "operator": new_key(alerts_db, all_quotes=True)[1]}
+    _alerts_per_key(
+        client, receiver, keys, gpu_id="rtx-a6000", condition="new", max_price_usd="4500"
+    )
+    added = CliRunner().invoke(
+        cli_app,
+        [
+            "prices",
+            "add",
+            "--gpu",
+            "rtx-a6000",
+            "--usd",
+            "4399",
+            "--condition",
+            "new",
+            "--source",
+            "op",
+        ],
+    )
+    assert added.exit_code == 0, added.output
+    assert json.loads(added.output)["reference"] == "launch price $4,650"
+    assert _fired(receiver) == ["operator"]
+    plain = client.get("/gpus/rtx-a6000", headers=keys["plain"]).json()["best_quote"]["new"]
+    seen = client.get("/gpus/rtx-a6000", headers=keys["operator"]).json()["best_quote"]["new"]
+    assert plain is None and seen["usd"] == "4399.00" and seen["source"] == "op"

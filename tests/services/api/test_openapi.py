@@ -53,9 +53,13 @@ def test_endpoints_that_take_an_api_key_declare_the_bearer_scheme(
         ("post", "/quotes/cluster"),
         ("post", "/quotes/compare"),
         ("get", "/quotes"),
+        # best_quote: the caller's key's posted quotes, none for anonymous callers.
+        ("get", "/recommend"),
+        ("get", "/gpus/{gpu_id}"),
+        ("get", "/gpus/{gpu_id}/prices"),
     ]:
         assert paths[path][method]["security"] == [{"ApiKey": []}, {}], (method, path)
-    assert "security" not in paths["/recommend"]["get"]
+    assert "security" not in paths["/gpus"]["get"]
 
 
 @pytest.fixture(params=[False, True], ids=["open-reads", "keyed-reads"])

@@ -98,8 +98,12 @@ def client(db: str, monkeypatch: pytest.MonkeyPatch, tmp_path) -> Iterator[TestC
     get_settings.cache_clear()
 
 
-def _results(client: TestClient, **params: Any) -> dict[str, dict[str, Any]]:
-    response = client.get("/recommend", params={"task": "cv", "memory_gb": 24, **params})
+def _results(
+    client: TestClient, headers: dict[str, str] | None = None, **params: Any
+) -> dict[str, dict[str, Any]]:
+    response = client.get(
+        "/recommend", params={"task": "cv", "memory_gb": 24, **params}, headers=headers or {}
+    )
     assert response.status_code == 200, response.text
     return {r["gpu"]["id"]: r for r in response.json()["results"]}
 
@@ -126,12 +130,13 @@ def test_a_posted_price_moves_no_ranking_and_shows_as_a_quote(client, db):
     assert posted.status_code == 201 and posted.json()["quarantined"] is True
     plausible = {**absurd, "usd": "1100", "source": "Acme quote 42"}
     assert client.post("/prices", json=plausible, headers=key).json()["quarantined"] is False
-    after = _results(client)["rtx-3090"]
+    after = _results(client, headers=key)["rtx-3090"]
     assert after["price"] == before["price"]
     assert after["perf_per_dollar"] == before["perf_per_dollar"]
     assert after["best_quote"]["usd"] == "1100.00"
     assert after["best_quote"]["source"] == "Acme quote 42"
-    history = client.get("/gpus/rtx-3090/prices").json()
+    assert _results(client)["rtx-3090"]["best_quote"] is None  # the key's, not everyone's
+    history = client.get("/gpus/rtx-3090/prices", headers=key).json()
     assert history["market"]["used"]["usd"] == "1200.00"
     assert history["best_quote"]["used"]["usd"] == "1100.00"
     assert {q["usd"] for q in history["quotes"]} == {"99.00", "1100.00"}
@@ -211,9 +216,13 @@ def test_pages_show_rentals_per_hour_and_quotes_beside_the_market(client, db):
     page = client.get("/?task=cv&memory_gb=24&condition=cloud&pricing=spot", headers=html)
     assert page.status_code == 200 and "/GPU-hour spot" in page.text
     quote = {"gpu_id": "rtx-4090", "usd": "2300", "condition": "used", "source": "Broker 7"}
-    assert client.post("/prices", json=quote, headers=_write_key(db)).status_code == 201
+    key = _write_key(db)
+    assert client.post("/prices", json=quote, headers=key).status_code == 201
+    # A key's quote is that key's: a browser without it is shown no best quote.
     gpu = client.get("/gpus/rtx-4090", headers=html).text
-    assert 'id="best-quotes"' in gpu and "Broker 7" in gpu
+    assert 'id="best-quotes"' not in gpu
     assert "mean of the cheapest asking prices" in gpu and "stale" in gpu
-    ranked = client.get("/?task=cv&memory_gb=24&condition=used", headers=html).text
+    ranked = client.get("/?task=cv&memory_gb=24&condition=used", headers={**html, **key}).text
     assert "best posted quote $2,300 (Broker 7" in ranked
+    anonymous = client.get("/?task=cv&memory_gb=24&condition=used", headers=html).text
+    assert "Broker 7" not in anonymous

@@ -251,10 +251,11 @@ def test_price_drop_for_any_condition_compares_each_market_with_itself(db):
 
 
 def test_price_below_fires_on_offers_never_on_completed_sales(db):
-    make_alert(db, URL)  # price_below 700 for a used RTX 3090
+    alert = make_alert(db, URL)  # price_below 700 for a used RTX 3090
     add(db, price("650", source="ebay:sold", measure="sale"))
     add(db, price("600", kind="snapshot", measure="cheapest_asks_mean"))
     assert step(db) == []  # a sale and a monthly aggregate: nothing to buy at
-    add(db, price("640", kind="manual", measure="quote", at=T0 + timedelta(minutes=1)))
+    mine = {"kind": "manual", "measure": "quote", "owner_key_id": alert.owner_key_id}
+    add(db, price("640", at=T0 + timedelta(minutes=1), **mine))
     [event] = step(db, now=T0 + timedelta(minutes=2))
     assert event["data"]["observation"]["measure"] == "quote"
