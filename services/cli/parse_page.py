@@ -18,6 +18,7 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 
+from services.scraper.blocks import block_page
 from services.scraper.errors import ParseError
 from services.scraper.listing import CloudListing, RawListing
 from services.scraper.money import Money
@@ -106,8 +107,12 @@ HELP = (
     "--url is the URL the page was fetched from. It defaults to the source's search or "
     "API URL; for ebay it defaults to the page's own canonical search link, and a page "
     'whose cards carry "Sold <date>" captions is read as a sold search.\n\n'
-    "Exit codes: 0 parsed; 1 the page cannot be parsed (one line on stderr, nothing on "
-    "stdout); 2 the file cannot be read or the source is unknown."
+    "listing_type is active (an asking price), sold (a sale) or auction (a live auction: "
+    "the price is its current bid, stored as a bid, never as a market price).\n\n"
+    "Exit codes: 0 parsed; 1 the page cannot be parsed, or is a site's bot-check page "
+    "(blocked: the site refused the request, which is not a page without listings; one "
+    "line on stderr, nothing on stdout); 2 the file cannot be read or the source is "
+    "unknown."
 )
 
 
@@ -129,6 +134,10 @@ def parse_page(
         body = file.read_bytes()
     except OSError as exc:
         _fail(2, f"cannot read {file}: {exc.strerror or exc}")
+    blocked_by = block_page(body)
+    if blocked_by is not None:
+        refused = "the site refused the request; no listings were read"
+        _fail(1, f"{source}: {file} is blocked: {blocked_by}; {refused}")
     try:
         with warnings.catch_warnings():
             # Parser warnings (undecodable bytes...) would break the one-line stderr contract.

@@ -14,6 +14,7 @@ from services.scraper.fetch import Fetcher
 from services.scraper.page_cache import persistent_fetchers
 from services.scraper.registry import SOURCES, UnknownSource, get_source
 from services.scraper.runner import (
+    BLOCKED,
     DRY_RUN,
     NOT_CONFIGURED,
     OK,
@@ -129,11 +130,25 @@ def summary_table(reports: Sequence[RunReport], *, dry_run: bool = False) -> Tab
 
 
 def summary_notes(reports: Sequence[RunReport]) -> list[str]:
-    """One line per failed source (its error, which says what to fix) and per source
-    with rejected listings (counts by reason)."""
-    notes = [f"{r.source}: {r.status}: {r.error}" for r in reports if r.error is not None]
+    """One line per failed source (its error, which says what to fix), per source with
+    stored auction bids and per source with rejected listings (counts by reason)."""
+    notes = [_failure_note(r) for r in reports if r.error is not None]
     for r in reports:
+        if r.bids:
+            notes.append(
+                f"{r.source}: {r.bids} of the stored prices are live auctions' current bids "
+                "(measure bid: never a market price, never an alert)"
+            )
         if r.rejected:
             reasons = ", ".join(f"{reason} {n}" for reason, n in sorted(r.rejected.items()))
             notes.append(f"{r.source} rejected: {reasons}")
     return notes
+
+
+def _failure_note(report: RunReport) -> str:
+    if report.status == BLOCKED:
+        return (
+            f"{report.source}: blocked: the site refused the scraper with a bot-check page; "
+            f"nothing was read (this is not an empty search): {report.error}"
+        )
+    return f"{report.source}: {report.status}: {report.error}"

@@ -33,6 +33,12 @@ class PermanentFetchError(FetchError):
     """4xx other than 408/429, or a response we cannot use; retrying will not help."""
 
 
+class Blocked(PermanentFetchError):
+    """The site answered with a bot-check page instead of the page asked for: it is
+    refusing us. Not a page without listings and not a parse failure; asking again at once
+    will not help."""
+
+
 class RobotsBlocked(PermanentFetchError):
     """robots.txt disallows this URL for our user agent."""
 

@@ -20,8 +20,10 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from services.scraper.blocks import block_page
 from services.scraper.conditional_cache import CachedPage, PageCache
 from services.scraper.errors import (
+    Blocked,
     FetchError,
     HostUnreachable,
     PermanentFetchError,
@@ -181,6 +183,11 @@ class Fetcher:
                 raise PermanentFetchError(url, "304 without a cached body", status=status)
             self.stats.not_modified += 1
             return FetchResult(url, status, cached.body, cached.headers, True, True)
+        # Served with 200 as often as with 403: the body says the site is refusing us.
+        blocked_by = block_page(response.content)
+        if blocked_by is not None:
+            self.stats.blocked += 1
+            raise Blocked(url, f"the site answered with {blocked_by}", status=status)
         if not 200 <= status < 300:
             raise PermanentFetchError(url, f"HTTP {status}", status=status)
         if use_cache:
@@ -229,8 +236,8 @@ class Fetcher:
             return self._transport_failure(url, f"connection error ({type(exc).__name__})")
         except (httpx.RequestError, httpx.InvalidURL) as exc:
             raise PermanentFetchError(url, type(exc).__name__) from exc
-        if not is_retryable_status(response.status_code):
-            return response
+        if not is_retryable_status(response.status_code) or block_page(response.content):
+            return response  # a block page served with 429/503 is not retried at once
         retry_after = parse_retry_after(response.headers.get("Retry-After"), self._now())
         return TransientFetchError(
             url,

@@ -35,6 +35,8 @@ class FetchStats:
     # robots.txt chains past RFC 9309's five redirects, read as "no robots.txt".
     robots_redirect_limit: int = 0
     not_modified: int = 0
+    # Responses that were a site's bot-check page (raised as Blocked).
+    blocked: int = 0
     # Fetches that ended in a FetchError, and transport failures by kind (per attempt).
     errors: int = 0
     transport_errors: Counter[str] = field(default_factory=Counter)

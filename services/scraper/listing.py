@@ -24,6 +24,9 @@ class Condition(StrEnum):
 class ListingType(StrEnum):
     ACTIVE = "active"
     SOLD = "sold"
+    # A live auction: its price is the current bid, which the end of the auction will
+    # raise; stored apart (measure "bid"), never an asking price nor a sale.
+    AUCTION = "auction"
 
 
 @dataclass(frozen=True)
@@ -96,14 +99,22 @@ def price_fields(price_text: str | None, currency: str = "USD") -> tuple[Money |
         return None, exc.reason
 
 
+# eBay.de's labels beside the English ones: "Neu", "Gebraucht", "Generalüberholt",
+# "Als Ersatzteil / defekt", "Neu – Sonstige (siehe Artikelbeschreibung)".
 _CONDITION_WORDS = (
-    (re.compile(r"for parts|not working|broken|faulty|as[- ]is", re.I), Condition.FOR_PARTS),
+    (
+        re.compile(r"for parts|not working|broken|faulty|as[- ]is|defekt|ersatzteil", re.I),
+        Condition.FOR_PARTS,
+    ),
     # eBay condition 1500 "New (Other)" / "New other (see details)": unused but opened or
     # without its packaging, sold as open box; it must not read as new.
-    (re.compile(r"open[- ]box|\bnew\s*\(?\s*other\b", re.I), Condition.OPEN_BOX),
-    (re.compile(r"refurb|renewed", re.I), Condition.REFURBISHED),
-    (re.compile(r"pre-?owned|\bused\b", re.I), Condition.USED),
-    (re.compile(r"brand new|\bnew\b", re.I), Condition.NEW),
+    (
+        re.compile(r"open[- ]box|\bnew\s*\(?\s*other\b|\bneu\s*[-–—:]\s*sonstige", re.I),
+        Condition.OPEN_BOX,
+    ),
+    (re.compile(r"refurb|renewed|überholt", re.I), Condition.REFURBISHED),
+    (re.compile(r"pre-?owned|\bused\b|\bgebraucht", re.I), Condition.USED),
+    (re.compile(r"brand new|\bnew\b|\bneu\b", re.I), Condition.NEW),
 )
 
 

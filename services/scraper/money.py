@@ -16,7 +16,9 @@ _PREFIXED_DOLLARS = (
     (re.compile(r"\bHK\s*\$"), "HKD"),
 )
 _SYMBOLS = {"$": "USD", "US$": "USD", "£": "GBP", "€": "EUR", "¥": "JPY", "C$": "CAD", "A$": "AUD"}
-_RANGE = re.compile(r"\d\s*(?:to|-|–|—)\s*(?:[A-Z]{0,3}\s*)?[$£€¥]?\s*\d")
+# "$6.79 to $9.48" (www.ebay.com), "EUR 2,99 bis EUR 7,99" (www.ebay.de), "US $2.00 a US $5.00"
+# (Spanish UI), dashes.
+_RANGE = re.compile(r"\d(?:\s*[-–—]\s*|\s+(?:to|bis|a|à)\s+)(?:[A-Z]{0,3}\s*)?[$£€¥]?\s*\d")
 _CURRENCY_CODE = re.compile(r"^[A-Z]{3}$")
 # A symbol price-parser does not report ("S/ 16.88"): punctuation glued to a letter or
 # currency sign right before the amount. Signs and "+" alone are not currencies.
@@ -66,8 +68,10 @@ def parse_money(text: str, default_currency: str = "USD") -> Money:
 
 
 def parse_shipping(text: str, default_currency: str = "USD") -> Money | None:
-    """'Free shipping' / 'Free delivery' -> 0; '+$25.00 delivery' -> 25; else None (unknown)."""
-    if re.search(r"\bfree\b", text, re.IGNORECASE):
+    """'Free shipping' / 'Free delivery' / 'Gratis Lieferung' -> 0; '+$25.00 delivery' -> 25;
+    else None (unknown)."""
+    # "Gratis Lieferung", "Kostenloser Versand": eBay.de's free delivery.
+    if re.search(r"\bfree\b|\bgratis\b|\bkostenlos", text, re.IGNORECASE):
         return Money(Decimal("0"), default_currency)
     try:
         return parse_money(text, default_currency)

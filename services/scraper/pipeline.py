@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Generic, Protocol, TypeVar
 
-from services.scraper.listing import CloudListing, Condition, RawListing
+from services.scraper.listing import CloudListing, Condition, ListingType, RawListing
 from services.scraper.settings import ScraperSettings
 from shared.kit.money import CENT
 from shared.kit.text import UNSAFE_SCRAPED
@@ -23,6 +23,8 @@ from shared.pricing.quarantine import DEFAULT_FACTOR, MARKET_GROUPS, quarantine_
 T = TypeVar("T")
 
 MATCHED = "matched"
+# Drop reason of a price in a currency other than US dollars (eBay.de's "EUR 17,72").
+CURRENCY = "currency"
 
 # Listing condition -> stored condition. Open-box cards are returns sold below new: a
 # second-hand price, so "used".
@@ -67,6 +69,11 @@ class PricedListing:
     @property
     def median_key(self) -> MedianKey:
         return (self.gpu_id, MARKET_GROUPS[self.condition])
+
+    @property
+    def is_bid(self) -> bool:
+        """A live auction's current bid: stored as such, never a market price."""
+        return self.listing.listing_type is ListingType.AUCTION
 
 
 @dataclass(frozen=True)
@@ -153,7 +160,9 @@ def run(
     stats = PipelineStats(seen=len(raw))
     normalized = normalize(raw, matcher)
     if callable(recent_medians):
-        recent_medians = recent_medians({item.median_key for item in normalized.kept})
+        recent_medians = recent_medians(
+            {item.median_key for item in normalized.kept if not item.is_bid}
+        )
     validated = validate(normalized.kept, bounds, recent_medians)
     unique = dedupe(validated.accepted)
     # Quarantined prices are stored too, so they need deduping like the accepted ones.
@@ -227,7 +236,9 @@ def _unpriceable(listing: RawListing) -> str | None:
     if listing.condition not in STORED_CONDITIONS:
         return "unknown_condition"
     if listing.price.currency != "USD":
-        return "non_usd_currency"  # no FX conversion here; the source should be USD
+        # No exchange rate: the repository holds no dated, sourced rate to convert with,
+        # and a euro or pound amount stored as dollars would be a wrong price.
+        return CURRENCY
     if listing.shipping is not None and listing.shipping.currency != "USD":
         return "non_usd_shipping"
     return None
@@ -256,7 +267,13 @@ def validate(
         if reason is not None:
             dropped.append(Drop("validate", reason, item.listing, str(item.unit_price_usd)))
             continue
-        held = _quarantine(item, recent_medians.get(item.median_key), bounds.quarantine_factor)
+        # A bid is not judged against the market: it is never a market price, and an
+        # auction days from its end stands far below it as a matter of course.
+        held = (
+            None
+            if item.is_bid
+            else _quarantine(item, recent_medians.get(item.median_key), bounds.quarantine_factor)
+        )
         if held is not None:
             quarantined.append(held)
         else:

@@ -25,7 +25,7 @@ from sqlmodel import Session, select
 from services.scraper import pipeline, store
 from services.scraper.cloud_match import UNMAPPED_REASONS, SkippedCloudListing
 from services.scraper.collect import Crawl, Harvest, PageHook
-from services.scraper.errors import FetchError, ParseError, SourceNotConfigured
+from services.scraper.errors import Blocked, FetchError, ParseError, SourceNotConfigured
 from services.scraper.fetch import Fetcher, utc_now
 from services.scraper.listing import CloudListing
 from services.scraper.registry import SourceKind, SourceSpec, get_source, search_terms
@@ -36,6 +36,7 @@ from shared.kit.events import enqueue_after_commit, recompute_call
 from shared.kit.settings import Settings
 from shared.matching.titles import match_title
 from shared.models import Gpu
+from shared.pricing.measures import BID
 from shared.pricing.quarantine import QuarantineRules, references
 from shared.seed import seed_catalog
 from shared.sources.status import record_failure, record_success, status_for
@@ -46,6 +47,8 @@ OK = "ok"
 DRY_RUN = "dry_run"
 FAILED = "failed"
 PARSE_FAILURE = "parse_failure"
+# The site served a bot-check page: it refused us; not "no listings", not a parse failure.
+BLOCKED = "blocked"
 NOT_CONFIGURED = "not_configured"
 
 # SourceStatus.last_summary holds at most 4096 characters; record_success cuts longer
@@ -68,6 +71,8 @@ class RunReport:
     matched: int = 0
     stored: int = 0
     quarantined: int = 0
+    # Stored live auctions' current bids (measure "bid", counted in `stored` too).
+    bids: int = 0
     cloud_offers: int = 0
     rejected: Counter[str] = field(default_factory=Counter)
     error: str | None = None
@@ -89,6 +94,7 @@ class RunReport:
             "matched": self.matched,
             "stored": self.stored,
             "quarantined": self.quarantined,
+            "bids": self.bids,
             "cloud_offers": self.cloud_offers,
             "rejected": dict(sorted(self.rejected.items())),
             "unmapped": {"total": len(self.unmapped), "names": self.unmapped[:MAX_UNMAPPED_NAMES]},
@@ -200,7 +206,13 @@ def _record_failure(
     log.warning("%s: %s (%s)", spec.name, report.status, report.error)
     with ctx.session() as session:
         status = status_for(session, spec.name, interval)
-        record_failure(status, started, report.error or "", parse_failure=_is_parse(error))
+        record_failure(
+            status,
+            started,
+            report.error or "",
+            parse_failure=_is_parse(error),
+            blocked=isinstance(error, Blocked),
+        )
     return report
 
 
@@ -209,7 +221,9 @@ def _is_parse(error: Exception) -> bool:
 
 
 def _failure_report(spec: SourceSpec, error: Exception) -> RunReport:
-    status = PARSE_FAILURE if _is_parse(error) else FAILED
+    status = (
+        PARSE_FAILURE if _is_parse(error) else BLOCKED if isinstance(error, Blocked) else FAILED
+    )
     if isinstance(error, FetchError | ParseError):
         message = f"{type(error).__name__}: {error}"
     else:
@@ -274,7 +288,9 @@ def store_harvest(
         report.rejected["dedupe.already_stored"] += already
     report.stored = sum(1 for o in fresh if not o.quarantined)
     report.quarantined = sum(1 for o in fresh if o.quarantined)
-    report.gpu_ids = sorted({o.gpu_id for o in fresh if not o.quarantined})
+    report.bids = sum(1 for o in fresh if o.measure == BID)
+    # A bid is never a market price: it changes no score.
+    report.gpu_ids = sorted({o.gpu_id for o in fresh if not o.quarantined and o.measure != BID})
     if dry_run:
         return report
     session.add_all(fresh)

@@ -22,7 +22,7 @@ from services.scraper.pipeline import (
 )
 from shared.models import CloudOffer, PriceObservation
 from shared.pricing.market import SOLD_SUFFIX
-from shared.pricing.measures import ASK, CLOUD_LIST, MARKETPLACE_OFFER, SALE
+from shared.pricing.measures import ASK, BID, CLOUD_LIST, MARKETPLACE_OFFER, SALE
 
 SCRAPED = "scraped"
 # Keeps IN (...) lists well below every driver's parameter limit.
@@ -40,9 +40,14 @@ def observed_at(item: PricedListing, run_at: datetime) -> datetime:
     return min(datetime.combine(sold_at, time(0), UTC), run_at)
 
 
+MEASURES = {ListingType.ACTIVE: ASK, ListingType.SOLD: SALE, ListingType.AUCTION: BID}
+
+
 def to_observation(
     item: PricedListing, source: str, run_at: datetime, *, quarantined: bool = False
 ) -> PriceObservation:
+    """A sale is stored under "<source>:sold"; an asking price and a live auction's current
+    bid under the source, told apart by their measure."""
     listing = item.listing
     sold = listing.listing_type is ListingType.SOLD
     return PriceObservation(
@@ -59,7 +64,7 @@ def to_observation(
         quantity=item.quantity,
         observed_at=observed_at(item, run_at),
         quarantined=quarantined,
-        measure=SALE if sold else ASK,
+        measure=MEASURES[listing.listing_type],
     )
 
 

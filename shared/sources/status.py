@@ -1,4 +1,5 @@
-"""Health of each scraped source: last success and failure, parse failures, staleness.
+"""Health of each scraped source: last success and failure, parse failures, blocks,
+staleness.
 
 The scraper writes one row per source after every run (in the same transaction as the
 prices it stored, or alone when the run failed); the API reads them for GET /sources and
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timedelta
+from typing import Final, Literal
 
 from sqlalchemy import Column
 from sqlmodel import Field, Session, SQLModel, col, select
@@ -19,6 +21,19 @@ from shared.models import UTCDateTime
 # missed run is noise (a transient outage, a slow worker); two is a pattern.
 STALE_AFTER_INTERVALS = 2
 MAX_ERROR_CHARS = 1024
+
+# The outcome of a source's latest run (GET /sources `status`).
+RunState = Literal["ok", "failed", "parse_failure", "blocked", "never_run"]
+OK: Final = "ok"
+FAILED: Final = "failed"
+PARSE_FAILURE: Final = "parse_failure"
+# The site answered with a bot-check page: it is refusing us. Never "0 listings".
+BLOCKED: Final = "blocked"
+NEVER_RUN: Final = "never_run"
+# A blocked run's error starts with this (the runner's errors start with the exception's
+# class name, and the block is `Blocked`): the state is kept in `last_error` rather than
+# in a column of its own, since only the latest run's state is ever asked for.
+BLOCKED_MARK = "Blocked: "
 
 
 def _optional_tz() -> Column[datetime]:
@@ -60,9 +75,17 @@ def record_success(status: SourceStatus, now: datetime, summary: str) -> None:
 
 
 def record_failure(
-    status: SourceStatus, now: datetime, error: str, *, parse_failure: bool = False
+    status: SourceStatus,
+    now: datetime,
+    error: str,
+    *,
+    parse_failure: bool = False,
+    blocked: bool = False,
 ) -> None:
-    """A failed run: counted and kept visible; the stored prices are left alone."""
+    """A failed run: counted and kept visible; the stored prices are left alone.
+    `blocked`: the site refused us with a bot-check page."""
+    if blocked and not error.startswith(BLOCKED_MARK):
+        error = BLOCKED_MARK + error
     status.last_run_at = now
     status.last_error_at = now
     status.last_error = error[:MAX_ERROR_CHARS]
@@ -70,6 +93,20 @@ def record_failure(
     if parse_failure:
         status.last_parse_failure_at = now
     status.stale = is_stale(status, now)
+
+
+def latest_run_state(status: SourceStatus) -> RunState:
+    """How the source's latest run ended: ok, failed, parse_failure or blocked (never_run
+    for a row no run has recorded yet)."""
+    if status.last_run_at is None:
+        return NEVER_RUN
+    if status.last_parse_failure_at == status.last_run_at:
+        return PARSE_FAILURE
+    if status.last_error_at != status.last_run_at:
+        return OK
+    if (status.last_error or "").startswith(BLOCKED_MARK):
+        return BLOCKED
+    return FAILED
 
 
 def is_stale(status: SourceStatus, now: datetime) -> bool:

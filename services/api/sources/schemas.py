@@ -7,9 +7,18 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from shared.sources.status import RunState
+
 
 class SourceOut(BaseModel):
     name: str
+    status: RunState = Field(
+        description=(
+            "how the latest run ended: ok; failed (fetch or store error); parse_failure "
+            "(a page it could not read); blocked (the site answered with a bot-check page: "
+            "it is refusing the scraper, which is not a page without listings)"
+        )
+    )
     interval_s: int = Field(description="scrape interval; stale after 2 without a success")
     last_run_at: datetime | None
     last_success_at: datetime | None
@@ -18,6 +27,7 @@ class SourceOut(BaseModel):
     consecutive_failures: int
     last_parse_failure_at: datetime | None
     parse_failure: bool = Field(description="the latest run found a page it could not read")
+    blocked: bool = Field(description="the latest run was refused with a bot-check page")
     stale: bool = Field(
         description="its prices are left out of market prices when fresh ones exist"
     )

@@ -9,7 +9,14 @@ from typing import Any
 from sqlmodel import Session
 
 from services.api.sources.schemas import SourceOut, SourcesOut
-from shared.sources.status import STALE_AFTER_INTERVALS, SourceStatus, all_statuses
+from shared.sources.status import (
+    BLOCKED,
+    PARSE_FAILURE,
+    STALE_AFTER_INTERVALS,
+    SourceStatus,
+    all_statuses,
+    latest_run_state,
+)
 
 
 def list_sources(session: Session) -> SourcesOut:
@@ -19,8 +26,10 @@ def list_sources(session: Session) -> SourcesOut:
 
 
 def source_out(status: SourceStatus) -> SourceOut:
+    state = latest_run_state(status)
     return SourceOut(
         name=status.name,
+        status=state,
         interval_s=status.interval_s,
         last_run_at=status.last_run_at,
         last_success_at=status.last_success_at,
@@ -28,16 +37,12 @@ def source_out(status: SourceStatus) -> SourceOut:
         last_error=status.last_error,
         consecutive_failures=status.consecutive_failures,
         last_parse_failure_at=status.last_parse_failure_at,
-        parse_failure=_latest_run_failed_parsing(status),
+        parse_failure=state == PARSE_FAILURE,
+        blocked=state == BLOCKED,
         stale=status.stale,
         stale_after=_stale_after(status),
         last_summary=_summary(status.last_summary),
     )
-
-
-def _latest_run_failed_parsing(status: SourceStatus) -> bool:
-    failed_at = status.last_parse_failure_at
-    return failed_at is not None and failed_at == status.last_run_at
 
 
 def _stale_after(status: SourceStatus) -> datetime | None:

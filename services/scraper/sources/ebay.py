@@ -2,18 +2,33 @@
 
 Current markup is `li.s-card` (2025 redesign); the older `li.s-item` markup is still
 served to some clients and is parsed as a fallback. Checked against real captured pages
-(tests/services/scraper/samples/ebay/real_*). Quirks handled:
+(tests/services/scraper/samples/ebay/real_*: www.ebay.com, www.ebay.co.uk, www.ebay.de).
+Quirks handled:
 - the "Shop on eBay" placeholder cards carry a fake item id;
-- a "rewrite" answer (`srp-river-answer--REWRITE_START`), inside the list or just before
-  it, starts results for a loosened query ("Results matching fewer words"), which are not
-  results for the query and are ignored; "N items found from eBay international sellers"
-  is the same answer for exact matches from abroad, which are kept;
+- a "rewrite" answer (`srp-river-answer--REWRITE_START`) between result cards starts
+  results for a loosened query ("Results matching fewer words", "Ergebnisse für weniger
+  Suchbegriffe" after the one exact match of an eBay.de search), which are not results
+  for the query and are ignored. The same answer placed before the first card is a notice
+  about the whole list ("we simplified your search results" on a Spanish-UI page, "685
+  items found from eBay international sellers") and hides nothing: whatever it says, the
+  cards after it are the page's results, and the title matcher judges each one. "N items
+  found from eBay international sellers" between cards starts exact matches from abroad,
+  also kept;
+- result cards of which none reads as a listing are a changed layout (`LayoutChanged`),
+  never "no listings";
 - titles carry hidden "New Listing" and "Opens in a new window or tab" spans;
 - a multi-variation listing shows a price range, in s-card as three `s-card__price` spans
-  ("$3.25", " to ", "$195.87"): rejected, never stored at either end;
+  ("$3.25", " to ", "$195.87"; "EUR 2,99", "bis", "EUR 7,99" on eBay.de): rejected, never
+  stored at either end;
+- a live auction shows its current bid as the price and its bid count in a row ("12 bids",
+  "7 Gebote"): read as `ListingType.AUCTION`, a bid and not an asking price; on a sold
+  page the same card is a finished auction, a sale;
 - a sold "Best offer accepted" shows the asking price struck through; the price paid is
   not on the page, so no price is stored;
-- the condition is in a subtitle row, not always the first one.
+- the condition is in a subtitle row, not always the first one (eBay.de: "Neu | Privat");
+- eBay.de prices read "EUR 17,72": parsed as euros, which the pipeline keeps out (no
+  exchange rate), never as dollars;
+- an item page (`/itm/<id>`) is not a search page: refused with a `LayoutChanged`.
 
 Pages are 1-3 MB: the tree is built by lxml directly (BeautifulSoup's tree over lxml was
 four fifths of the parse time) from the results column on, and each card is read in one
@@ -61,7 +76,10 @@ SOLD_PARAMS = {"LH_Sold": "1", "LH_Complete": "1"}
 _ITEM_ID = re.compile(r"/itm/(?:[^/?#]+/)?(\d{9,15})(?:[/?#]|$)")
 _SOLD_DATE = re.compile(r"Sold\s+([A-Z][a-z]{2})\s+(\d{1,2}),\s+(\d{4})")
 _QUANTITY = re.compile(r"(\d[\d,]*)\s+(?:available|left)\b", re.IGNORECASE)
-_SHIPPING = re.compile(r"\b(?:delivery|shipping|postage)\b", re.IGNORECASE)
+_SHIPPING = re.compile(r"\b(?:delivery|shipping|postage|lieferung|versand)\b", re.IGNORECASE)
+# A live auction's bid count: "1 bid", "12 bids · 1d 4h left"; eBay.de "7 Gebote", Spanish
+# UI "3 pujas".
+_BID_COUNT = re.compile(r"(?<![\w.,])\d[\d.,]*\s+(?:bids?|gebote?|pujas?)\b", re.IGNORECASE)
 _BEST_OFFER_ACCEPTED = re.compile(r"\bbest offer accepted\b", re.IGNORECASE)
 _DIGIT = re.compile(r"\d")
 # eBay's condition labels, as shown in a subtitle row; a seller's tagline is free text.
@@ -86,6 +104,7 @@ _S_ITEM_CLASSES = frozenset(
         "s-item__logisticsCost",
         "SECONDARY_INFO",
         "s-item__detail",
+        "s-item__bids",
     }
 )
 _S_CARD_CLASSES = frozenset(
@@ -167,7 +186,7 @@ def parse(body: str | bytes, url: str) -> list[RawListing]:
     if region is not None:
         results = _results(_tree(region))
         if results is not None and results.shown:
-            return _listings(results.cards, url)
+            return _read(results, url)
     # No cards in the cut (an empty search, or markup the cut does not fit): the whole
     # page tells "no results" from "layout changed".
     return parse_whole(markup, url)
@@ -181,10 +200,26 @@ def parse_whole(markup: str, url: str) -> list[RawListing]:
     if results is None:
         if no_results:
             return []
+        if _is_item_page(root):
+            raise LayoutChanged(SOURCE, url, "an item page (/itm/), not a search results page")
         raise LayoutChanged(SOURCE, url, "no ul.srp-results container")
     if not results.shown and not no_results:
         raise LayoutChanged(SOURCE, url, "results container holds no s-card/s-item")
-    return _listings(results.cards, url)
+    return _read(results, url)
+
+
+def _read(results: _Results, url: str) -> list[RawListing]:
+    listings = _listings(results.cards, url)
+    if results.shown and not listings:
+        # Cards the parser cannot read (no item link, markup it does not know): a changed
+        # layout, which must not pass for a search that found nothing.
+        raise LayoutChanged(SOURCE, url, f"{results.shown} result cards, none read as a listing")
+    return listings
+
+
+def _is_item_page(root: _Element) -> bool:
+    links = root.xpath('//head/link[@rel="canonical"]/@href')
+    return any(_ITEM_ID.search(str(link)) for link in links)
 
 
 def _tree(markup: str) -> _Element:
@@ -252,13 +287,15 @@ def _results(root: _Element) -> _Results | None:
     listing = next(iter(_with_class(root, "srp-results", "ul")), None)
     if listing is None:
         return None
-    rewritten = any(_is_rewrite(sibling) for sibling in listing.itersiblings(preceding=True))
+    # A rewrite answer ends the query's results only between cards: before the first card
+    # (in the list or above it) it is a notice about the whole list, and hides nothing.
+    rewritten = False
     cards: list[_Element] = []
     shown = 0
     for item in listing.iterchildren("li"):
         classes = _classes(item)
         if _is_rewrite(item):
-            rewritten = True
+            rewritten = shown > 0
         elif "s-card" in classes or "s-item" in classes:
             shown += 1
             if not rewritten:
@@ -293,6 +330,10 @@ class _CardFields:
     subtitles: list[str]
     sold_text: str
     details: list[str]
+
+    @property
+    def bid_count_shown(self) -> bool:
+        return any(_BID_COUNT.search(detail) for detail in self.details)
 
 
 def _fields(card: _Element) -> _CardFields:
@@ -337,7 +378,7 @@ def _s_item_fields(card: _Element) -> _CardFields:
         shipping_text=_text(shipping[0]) if shipping else None,
         subtitles=[_text(s) for s in found.get("SECONDARY_INFO", [])],
         sold_text=_text(sold[0] if sold else None),
-        details=[_text(d) for d in found.get("s-item__detail", [])],
+        details=[_text(d) for d in found.get("s-item__detail", []) + found.get("s-item__bids", [])],
     )
 
 
@@ -391,6 +432,13 @@ def _listing(fields: _CardFields, origin: str, sold_page: bool) -> RawListing | 
     sold_at = _sold_date(fields.sold_text)
     sold = sold_at is not None or sold_page
     price_text, price, issue = _price(fields, sold)
+    # A finished auction on a sold page is a sale; a live one's price is its current bid.
+    if sold:
+        listing_type = ListingType.SOLD
+    elif fields.bid_count_shown:
+        listing_type = ListingType.AUCTION
+    else:
+        listing_type = ListingType.ACTIVE
     # "Free delivery" on a page priced in pounds is free in pounds.
     currency = price.currency if price is not None else "USD"
     shipping_text = fields.shipping_text
@@ -405,7 +453,7 @@ def _listing(fields: _CardFields, origin: str, sold_page: bool) -> RawListing | 
         shipping_text=shipping_text,
         shipping=parse_shipping(shipping_text, currency) if shipping_text else None,
         condition=_condition(fields.subtitles),
-        listing_type=ListingType.SOLD if sold else ListingType.ACTIVE,
+        listing_type=listing_type,
         sold_at=sold_at,
         quantity_available=_quantity(fields.details),
     )
@@ -415,8 +463,11 @@ def _price(fields: _CardFields, sold: bool) -> tuple[str | None, Money | None, s
     """(price text, price, issue): a range or an accepted offer gets no price."""
     amounts = [text for text in fields.price_texts if _DIGIT.search(text)]
     if len(amounts) > 1:
-        # s-card shows a range as separate spans, the " to " between them one of them.
-        return " to ".join(amounts), None, "price_range"
+        # s-card shows a range as separate spans, the " to " ("bis") between them one of
+        # them: the range is kept as shown.
+        shown = [text for text in fields.price_texts if text]
+        as_shown = " ".join(shown) if len(shown) > len(amounts) else " to ".join(amounts)
+        return as_shown, None, "price_range"
     text = amounts[0] if amounts else " ".join(t for t in fields.price_texts if t) or None
     offer_accepted = any(_BEST_OFFER_ACCEPTED.search(detail) for detail in fields.details)
     if offer_accepted or (text is None and fields.struck_texts):

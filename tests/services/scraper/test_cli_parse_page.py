@@ -100,7 +100,7 @@ def test_ebay_gpu_listings_get_the_pipeline_verdict() -> None:
     reasons = Counter(line["reason"] for line in lines.values())
     assert reasons["for_parts"] == 1
     assert reasons["price_range"] == 1
-    assert reasons["non_usd_currency"] == 1
+    assert reasons["currency"] == 1
 
 
 MARKET_SAMPLES = [
@@ -183,8 +183,19 @@ def test_undecodable_bytes_still_one_line(tmp_path: Path) -> None:
     ]
 
 
-def test_no_results_is_an_empty_success() -> None:
-    assert parsed("--source", "ebay", str(EBAY / "no_results.html")) == []
+def test_no_results_is_an_empty_success(tmp_path: Path) -> None:
+    # The real UK page ("No exact matches found") with its result cards removed.
+    page = (EBAY / "real_uk_active.html").read_text(encoding="utf-8")
+    start = page.index("<li", page.index('class="srp-results'))
+    empty = tmp_path / "no_results.html"
+    empty.write_text(page[:start] + page[page.rindex("</ul>") :], encoding="utf-8")
+    assert parsed("--source", "ebay", str(empty)) == []
+
+
+def test_a_notice_before_the_only_card_hides_nothing() -> None:
+    # Synthetic: "No exact matches found", "Results matching fewer words", one card.
+    [line] = parsed("--source", "ebay", str(EBAY / "no_results.html"))
+    assert (line["gpu_id"], line["reason"]) == ("rtx-4070-ti-super", None)
 
 
 @pytest.mark.parametrize("path", ["no/such/page.html", str(EBAY)])

@@ -20,6 +20,7 @@ from services.scraper.sources import (
 from tests.services.scraper.fixture_server import SAMPLES_DIR
 from tests.services.scraper.golden import check_golden, outcome
 from tests.services.scraper.test_golden_real_ebay import REAL_EBAY_PAGES
+from tests.services.scraper.test_real_markup_2026 import BLOCK_PAGES
 
 OBSERVED_AT = datetime(2026, 11, 5, 12, 0, tzinfo=UTC)
 EBAY_ACTIVE = "https://www.ebay.com/sch/i.html?_nkw=rtx+4090&_sacat=27386&_ipg=240&_pgn=1"
@@ -100,7 +101,7 @@ def test_golden(site, page, parse, url) -> None:
 
 
 def test_every_sample_has_a_case() -> None:
-    covered = {(site, page) for site, page, _, _ in CASES} | REAL_EBAY_PAGES
+    covered = {(site, page) for site, page, _, _ in CASES} | REAL_EBAY_PAGES | BLOCK_PAGES
     samples = {
         (path.parent.name, path.name)
         for path in SAMPLES_DIR.glob("*/*")

@@ -140,7 +140,7 @@ def test_a_price_ebay_converted_keeps_the_sellers_currency_and_is_refused() -> N
     assert cad.shipping is not None and cad.shipping.currency == "CAD"
     normalized = pipeline.normalize([listing, cad], match_title)
     assert normalized.kept == []
-    assert Counter(d.reason for d in normalized.dropped) == {"non_usd_currency": 2}
+    assert Counter(d.reason for d in normalized.dropped) == {"currency": 2}
 
 
 @pytest.mark.parametrize(
@@ -166,7 +166,7 @@ def test_derived_price_cases(change: dict[str, Any], issue: str | None) -> None:
     if issue is None:
         assert listing.price is not None and listing.price.currency == "EUR"
         [drop] = pipeline.normalize([listing], match_title).dropped
-        assert drop.reason == "non_usd_currency"
+        assert drop.reason == "currency"
 
 
 def test_shipping_cost_unknown_when_calculated_or_absent() -> None:
@@ -190,7 +190,7 @@ def test_what_the_adapter_refuses_in_the_real_samples_is_counted() -> None:
     for path in REAL:
         result = pipeline.normalize(ebay_browse.parse(path.read_bytes(), URL), match_title)
         counts.update(d.reason for d in result.dropped)
-    assert (counts["for_parts"], counts["non_usd_currency"]) == (3, 3)
+    assert (counts["for_parts"], counts["currency"]) == (3, 3)
     assert counts["auction_bid"] == counts["missing_price"] == counts["invalid_currency"] == 0
 
 
@@ -200,7 +200,7 @@ def test_a_scrape_run_on_a_real_page(scrape_env: ScrapeEnv) -> None:
     assert report.status == "ok"
     assert report.listings == 12
     assert report.rejected["normalize.for_parts"] == 3
-    assert report.rejected["normalize.non_usd_currency"] == 1
+    assert report.rejected["normalize.currency"] == 1
     with Session(scrape_env.engine) as session:
         stored = session.exec(select(PriceObservation)).all()
     by_id = {o.listing_id: o for o in stored}

@@ -1,7 +1,11 @@
 """The eBay adapter on real captured markup: trimmed golden fixtures and the full pages.
 
-The fixtures say in their first comment where their markup comes from; one card of
-real_us_sold.html was edited into a price range (none of the captures has one).
+The fixtures say in their first comment where their markup comes from (and
+samples/ebay/PROVENANCE.md lists them); one card of real_us_sold.html was edited into a
+price range (the 2025 captures have none; real_com_active_2026.html has real ones), and
+real_us_auction_edited.html is two real cards edited into a live auction and an asking
+price for an RTX 3080. The 2026 captures (www.ebay.com, www.ebay.de) are tested further in
+test_real_markup_2026.py.
 """
 
 from __future__ import annotations
@@ -36,15 +40,23 @@ EBAY = SAMPLES_DIR / "ebay"
 FULL = EBAY / "real_full"
 US_SOLD_URL = "https://www.ebay.com/sch/i.html?_nkw=pokemon+card&LH_Sold=1&LH_Complete=1&_sop=13"
 UK_ACTIVE_URL = "https://www.ebay.co.uk/sch/i.html?_nkw=blu+ray"
+COM_2026_URL = "https://www.ebay.com/sch/i.html?_nkw=wireless+earbuds&_sop=12"
+DE_ACTIVE_URL = "https://www.ebay.de/sch/i.html?_nkw=LEGO+7075+sealed"
+DE_ITEM_URL = "https://www.ebay.de/itm/198187151691"
+AUCTION_URL = "https://www.ebay.com/sch/i.html?_nkw=rtx+3080"
 US_FULL = FULL / "ebay_us_pokemon_card_sold_2025-09.html"
 UK_FULL = FULL / "ebay_uk_blu_ray_active_2025-08.html"
 
 REAL_CASES = [
     ("real_us_sold.html", US_SOLD_URL),
     ("real_uk_active.html", UK_ACTIVE_URL),
+    ("real_com_active_2026.html", COM_2026_URL),
+    ("real_de_active.html", DE_ACTIVE_URL),
+    ("real_de_item_page.html", DE_ITEM_URL),
+    ("real_us_auction_edited.html", AUCTION_URL),
 ]
 # Samples this module covers, for test_golden's every-sample-has-a-case check.
-REAL_EBAY_PAGES = {("ebay", page) for page, _ in REAL_CASES}
+REAL_EBAY_PAGES = {("ebay", page) for page, _ in REAL_CASES} | {("ebay", "PROVENANCE.md")}
 
 STRUCK_IDS = {"197730663698", "404405432962"}
 RANGE_ID = "297628051769"
@@ -193,21 +205,32 @@ def test_no_sold_flag_in_the_url_still_marks_captioned_cards_sold() -> None:
     assert all(item.listing_type is ListingType.SOLD for item in listings)
 
 
-def test_a_fewer_words_rewrite_before_the_list_hides_the_whole_list() -> None:
-    # The real UK answer, reworded as the rewrite eBay shows for a loosened query.
+@pytest.mark.parametrize(
+    "notice",
+    [
+        "Results matching fewer words",
+        # The notice seen on a real Spanish-UI page before 60 cards the adapter then dropped.
+        "Simplificamos los resultados de tu búsqueda",
+        "We simplified your search results",
+    ],
+)
+def test_a_rewrite_notice_before_the_list_never_hides_the_listings(notice: str) -> None:
+    # The real UK answer before the list, reworded: whatever it says, the 6 cards stay.
     soup = _soup("real_uk_active.html")
     answer = soup.select_one(".srp-river-answer--REWRITE_START")
     assert answer is not None
     for text in answer.find_all(string=True):
         text.replace_with("")
-    answer.append("Results matching fewer words")
-    assert ebay.parse(str(soup), UK_ACTIVE_URL) == []
+    answer.append(notice)
+    listings = ebay.parse(str(soup), UK_ACTIVE_URL)
+    assert len(listings) == 6
+    assert listings == _parse(EBAY / "real_uk_active.html", UK_ACTIVE_URL)
 
 
 EBAY_PAGES = [
     (US_FULL, US_SOLD_URL),
     (UK_FULL, UK_ACTIVE_URL),
-    *((EBAY / page, url) for page, url in REAL_CASES),
+    *((EBAY / page, url) for page, url in REAL_CASES if page != "real_de_item_page.html"),
     (EBAY / "search_active.html", "https://www.ebay.com/sch/i.html?_nkw=rtx+4090"),
     (EBAY / "search_sold.html", "https://www.ebay.com/sch/i.html?_nkw=rtx+4090&LH_Sold=1"),
     (EBAY / "search_legacy_sold.html", "https://www.ebay.com/sch/i.html?LH_Sold=1"),

@@ -57,7 +57,7 @@ def test_scrape_fills_the_database_from_every_adapter_and_recommend_uses_it(
     open_box = by_id[("ebay_browse", "296512341234/598765432100")]
     assert (open_box.gpu_id, open_box.condition) == ("rtx-a6000", "used")
     assert reports["ebay"].rejected["normalize.for_parts"] == 1
-    assert reports["ebay"].rejected["normalize.non_usd_currency"] == 1
+    assert reports["ebay"].rejected["normalize.currency"] == 1
     assert reports["newegg"].rejected["normalize.out_of_stock"] == 1
 
     cloud = Counter((o.provider, o.gpu_id) for o in offers(scrape_env))
