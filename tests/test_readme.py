@@ -235,11 +235,14 @@ def test_a_price_added_by_the_cli_reaches_the_running_server_and_its_alerts(
     stack: Stack,
 ) -> None:
     """`gpu-advisor prices add` while the server runs on the same data directory: the
-    quote shows on the server and fires a matching alert within seconds."""
-    key = json.loads(_run_cli(stack, "gpu-advisor api-keys create --name cli-test --json"))
+    quote (an operator quote) shows on the server to a key that sees every quote and
+    fires its matching alert within seconds."""
+    command = "gpu-advisor api-keys create --name cli-test --all-quotes --json"
+    key = json.loads(_run_cli(stack, command))
+    headers = {"Authorization": f"Bearer {key['key']}"}
     alert = httpx.post(
         f"{stack.base}/alerts",
-        headers={"Authorization": f"Bearer {key['key']}"},
+        headers=headers,
         json={
             "url": stack.receiver.url,
             "trigger": {
@@ -256,8 +259,10 @@ def test_a_price_added_by_the_cli_reaches_the_running_server_and_its_alerts(
         stack,
         "gpu-advisor prices add --gpu rtx-a6000 --usd 4399 --condition new --source 'Acme quote 7'",
     )
-    shown = httpx.get(f"{stack.base}/gpus/rtx-a6000", timeout=30).json()
+    shown = httpx.get(f"{stack.base}/gpus/rtx-a6000", headers=headers, timeout=30).json()
     assert shown["best_quote"]["new"]["usd"] == "4399.00"
+    anonymous = httpx.get(f"{stack.base}/gpus/rtx-a6000", timeout=30).json()
+    assert anonymous["best_quote"]["new"] is None
 
     def fired() -> bool | None:
         bodies = [json.loads(r.body) for r in stack.receiver.received]

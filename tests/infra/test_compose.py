@@ -7,6 +7,7 @@ mapped to 127.0.0.1 and ports and scratch paths moved out of the way.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
@@ -102,10 +103,11 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
         _drop_postgres_database(database)
 
 
-def rtx_3090_used(base: str) -> dict[str, Any] | None:
+def rtx_3090_used(base: str, headers: dict[str, str] | None = None) -> dict[str, Any] | None:
     body = httpx.get(
         f"{base}/recommend",
         params={"task": "cv", "memory_gb": 24, "condition": "used", "limit": 100},
+        headers=headers,
     ).json()
     for result in body["results"]:
         if result["gpu"]["id"] == "rtx-3090":
@@ -113,8 +115,8 @@ def rtx_3090_used(base: str) -> dict[str, Any] | None:
     return None
 
 
-def best_quote(base: str) -> Decimal | None:
-    result = rtx_3090_used(base)
+def best_quote(base: str, headers: dict[str, str] | None = None) -> Decimal | None:
+    result = rtx_3090_used(base, headers)
     quote = result and result.get("best_quote")
     return Decimal(quote["usd"]) if quote else None
 
@@ -130,7 +132,11 @@ def test_every_compose_service_has_a_command_and_is_launched(stack):
 def test_a_price_change_reaches_recommend_through_a_real_worker(stack):
     base, env = stack["base"], stack["env"]
     before = rtx_3090_used(base)
-    assert before is not None and best_quote(base) is None
+    # A CLI quote is an operator quote: shown to keys that see every quote.
+    created = run_once("gpu-advisor api-keys create --name compose --all-quotes --json", env)
+    assert created.returncode == 0, created.stderr
+    operator = {"Authorization": f"Bearer {json.loads(created.stdout)['key']}"}
+    assert before is not None and best_quote(base, operator) is None
     # A plausible quote (within the quarantine band of the market price it sits beside).
     quoted = (Decimal(before["price"]["usd"]) * Decimal("0.9")).quantize(Decimal("1"))
     added = run_once(
@@ -140,7 +146,7 @@ def test_a_price_change_reaches_recommend_through_a_real_worker(stack):
     )
     assert added.returncode == 0, added.stderr
     try:
-        wait_for(lambda: best_quote(base) == quoted, 60, "the new quote")
+        wait_for(lambda: best_quote(base, operator) == quoted, 60, "the new quote")
     except TimeoutError:
         worker = next(s for s in stack["services"] if s.name == "worker-compute")
         pytest.fail(f"price never reached /recommend; worker log:\n{worker.log_tail()}")
@@ -158,6 +164,7 @@ def test_a_price_change_reaches_recommend_through_a_real_worker(stack):
         engine.dispose()
     after = rtx_3090_used(base)
     assert after is not None and after["price"] == before["price"]  # a quote is not the market
+    assert after["best_quote"] is None  # nor anyone's without a key
 
 
 def test_health_and_metrics_see_the_broker_and_the_tasks(stack):

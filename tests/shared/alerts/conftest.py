@@ -44,9 +44,9 @@ def db(outbox_engine: Engine) -> Engine:
             DeliveryAttempt,
             AlertEvent,
             Alert,
+            PriceObservation,  # a posted quote refers to its key
             ApiKey,
             Score,
-            PriceObservation,
             CloudOffer,
             SourceStatus,
         ):
@@ -66,7 +66,11 @@ def settings(tmp_path: Path):
 
 
 def make_alert(
-    engine: Engine, url: str, trigger: dict[str, Any] | None = None, **overrides
+    engine: Engine,
+    url: str,
+    trigger: dict[str, Any] | None = None,
+    all_quotes: bool = False,
+    **overrides,
 ) -> Alert:
     trigger = trigger or {
         "type": "price_below",
@@ -75,7 +79,7 @@ def make_alert(
         "max_price_usd": "700",
     }
     with session_scope(engine) as session:
-        key = create_key(session, "test", "write")
+        key = create_key(session, "test", "write", all_quotes=all_quotes)
         alert = Alert(
             id=overrides.pop("id", "alr_test"),
             owner_key_id=key.id,

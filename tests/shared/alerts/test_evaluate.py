@@ -259,3 +259,35 @@ def test_price_below_fires_on_offers_never_on_completed_sales(db):
     add(db, price("640", at=T0 + timedelta(minutes=1), **mine))
     [event] = step(db, now=T0 + timedelta(minutes=2))
     assert event["data"]["observation"]["measure"] == "quote"
+
+
+def test_a_quote_fires_only_the_alerts_of_its_key_and_of_keys_that_see_every_quote(db):
+    """Issue 24: another customer's quote never reaches this alert; an operator's key
+    (all_quotes) is alerted on every quote, operator quotes (no key) included."""
+    mine = make_alert(db, URL, id="alr_mine")
+    theirs = make_alert(db, URL, id="alr_theirs")
+    make_alert(db, URL, id="alr_operator", all_quotes=True)
+    quote = {"kind": "manual", "measure": "quote"}
+    add(db, price("600", owner_key_id=theirs.owner_key_id, **quote))
+    fired = {e["alert_id"]: e["data"]["observation"]["price_usd"] for e in step(db)}
+    assert fired == {"alr_theirs": "600.00", "alr_operator": "600.00"}
+    # An operator quote (the CLI: no key) only for the operator's key, which has fired.
+    add(db, price("550", at=T0 + timedelta(minutes=1), **quote))
+    assert step(db, now=T0 + timedelta(minutes=2)) == []
+    add(db, price("640", at=T0 + timedelta(minutes=3), owner_key_id=mine.owner_key_id, **quote))
+    [event] = step(db, now=T0 + timedelta(minutes=4))
+    assert event["alert_id"] == "alr_mine"
+    assert event["data"]["observation"]["price_usd"] == "640.00"  # not the cheaper ones
+
+
+def test_a_market_price_fires_every_keys_alert(db):
+    make_alert(db, URL, id="alr_one")
+    make_alert(db, URL, id="alr_two")
+    add(db, price("650"))
+    assert sorted(e["alert_id"] for e in step(db)) == ["alr_one", "alr_two"]
+
+
+def test_an_operator_quote_alone_fires_no_plain_keys_alert(db):
+    make_alert(db, URL)
+    add(db, price("500", kind="manual", measure="quote"))
+    assert step(db) == []
