@@ -30,15 +30,16 @@ from sqlmodel import Session
 from shared.kit.db import make_engine
 from shared.kit.settings import Settings
 from shared.pricing.index import (
+    GroupIndex,
     MarketIndex,
     MonthlyPoint,
     build_index,
-    catalog_segments,
     load_points,
     month_of,
     month_start,
+    peer_classes,
 )
-from shared.pricing.today import Z_80
+from shared.pricing.today import MAX_SUPPORT_GAP_MONTHS, Z_80
 from shared.wiring.bootstrap import prepare_database
 from shared.wiring.runtime import open_context
 
@@ -86,8 +87,13 @@ def score_hidden(
     scored = []
     for truth in hidden:
         last = newest.get((truth.gpu_id, truth.group))
-        group = index.for_card(truth.gpu_id, truth.group)
-        if last is None or group is None:
+        if last is None:
+            continue
+        group = next(
+            (g for g in index.for_card(truth.gpu_id, truth.group) if bridges(g, last.month)),
+            None,
+        )
+        if group is None:
             continue
         change = group.change(last.month, truth.month)
         estimate = last.usd * math.exp(change)
@@ -105,8 +111,13 @@ def score_hidden(
     return scored
 
 
+def bridges(group: GroupIndex, month: int) -> bool:
+    """The product's rule (shared/pricing/today.py): data within a few months of it."""
+    return min(abs(m - month) for m in group.supported) <= MAX_SUPPORT_GAP_MONTHS
+
+
 def backtest(points: Sequence[MonthlyPoint]) -> list[Score]:
-    segments = catalog_segments()
+    segments = peer_classes()
     scores: list[Score] = []
     for cutoff in CUTOFFS:
         cut = month_of(cutoff)

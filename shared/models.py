@@ -166,6 +166,19 @@ class Score(SQLModel, table=True):
     price_observed_at: datetime = Field(sa_column=_tz())
     price_n: int = 1
     price_measure: str = Field(default="", max_length=24)
+    # Today's price (shared/pricing/today.py): `price_usd` is its value, these its 80 %
+    # band, whether it is an estimate moved by the market index, and the words of it.
+    price_band_low: Decimal | None = Field(default=None, sa_column=Column(Numeric(14, 5)))
+    price_band_high: Decimal | None = Field(default=None, sa_column=Column(Numeric(14, 5)))
+    price_estimated: bool = False
+    price_basis: str | None = Field(default=None, max_length=512)
+    # The observation today's price rests on.
+    price_last_usd: Decimal | None = Field(default=None, sa_column=Column(Numeric(14, 5)))
+    price_last_observed_at: datetime | None = Field(default=None, sa_column=Column(UTCDateTime()))
+    # A caveat about the price itself (used priced above new, ...).
+    price_note: str | None = Field(default=None, max_length=512)
+    # Set when the card has no price today: it is listed as unranked, with this reason.
+    unranked_reason: str | None = Field(default=None, max_length=512)
     system_cost_usd: Decimal = Field(sa_column=_money())
     perf_per_dollar: float
     model_version: str = Field(max_length=64)

@@ -217,8 +217,9 @@ class ClassModel:
                     "it is an extrapolation",
                 )
         if arch or clock or llm:
+            base_value = value
             value *= math.exp(arch + clock + llm)
-            interval = self._interval(klass, value)
+            interval = _wider(self._interval(klass, value), interval, base_value, value)
             basis = "calibrated-model"
         single = replace(
             base,
@@ -385,6 +386,18 @@ class ClassModel:
             explanation=explanation,
             caveats=tuple(caveats),
         )
+
+
+def _wider(
+    interval: tuple[float, float], base: tuple[float, float], base_value: float, value: float
+) -> tuple[float, float]:
+    """The class interval around `value`, at least as wide (relative to the value) as the
+    base prediction's: the base widens its interval for what the calibration data do not
+    cover (a new architecture, no Tensor Cores, AMD's software), and an offset fitted on
+    other benchmarks does not make that evidence exist."""
+    low = min(interval[0] / value, base[0] / base_value)
+    high = max(interval[1] / value, base[1] / base_value)
+    return value * low, value * high
 
 
 def _split(gpu: GpuSpec, estimate: MemoryEstimate, count: int) -> tuple[int, bool]:

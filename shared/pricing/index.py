@@ -29,7 +29,7 @@ import re
 import statistics
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from decimal import Decimal
 
@@ -43,13 +43,16 @@ from shared.models import PriceObservation
 from shared.pricing.market import CONDITION_GROUPS, SCRAPED, is_marketplace, source_name
 from shared.pricing.measures import ASK, LIST_PRICE, NOT_MARKET_MEASURES, QUOTE_KINDS
 
-GroupKey = tuple[str, str]  # (segment, condition group)
+GroupKey = tuple[str, str]  # (peer class, condition group)
 # The random-walk prior's weight against one monthly point (in log units: a step of
 # 0.1 costs as much as a point 0.1 off). Strong enough to carry the index across a
 # month without data, weak enough to follow a month with several cards.
 STEP_WEIGHT = 1.0
 # A tiny pull of every unknown towards 0 fixes the levels the data leave free.
 RIDGE = 1e-4
+# Huber's tuning constant (95 % efficiency under normal noise) and its reweighting rounds.
+HUBER_K = 1.345
+HUBER_ITERATIONS = 10
 # Fewer cards than this in a group: no index (one card's own series is not a market).
 MIN_CARDS = 2
 # Floors for the volatilities (log units): a series that happens to be flat must not
@@ -138,19 +141,22 @@ class Volatility:
         return math.sqrt(variance)
 
 
+MISSING_VOLATILITY = Volatility(MIN_OBS_NOISE, MIN_DRIFT, MIN_STEP, 0)
+
+
 @dataclass(frozen=True, slots=True)
 class MarketIndex:
     """Every group's index and the volatilities measured with them."""
 
     groups: Mapping[GroupKey, GroupIndex]
     volatility: Volatility
-    segments: Mapping[str, str] = field(default_factory=dict)  # gpu id -> segment
+    # gpu id -> its peer classes, the closest first (see `peer_classes`).
+    peers: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
-    def for_card(self, gpu_id: str, group: str) -> GroupIndex | None:
-        segment = self.segments.get(gpu_id)
-        if segment is None:
-            return None
-        return self.groups.get((segment, group))
+    def for_card(self, gpu_id: str, group: str) -> list[GroupIndex]:
+        """The indexes of the card's peer classes in `group`, the closest first."""
+        found = (self.groups.get((peer, group)) for peer in self.peers.get(gpu_id, ()))
+        return [index for index in found if index is not None]
 
 
 def load_points(
@@ -218,29 +224,33 @@ def _group_of(condition: str) -> str | None:
     return None
 
 
-def build_index(points: Sequence[MonthlyPoint], segments: Mapping[str, str]) -> MarketIndex:
-    """Fit every group's index and measure the volatilities (see the module doc)."""
+def build_index(
+    points: Sequence[MonthlyPoint], peers: Mapping[str, tuple[str, ...]]
+) -> MarketIndex:
+    """Fit every peer class's index and measure the volatilities (see the module doc)."""
     by_group: dict[GroupKey, list[MonthlyPoint]] = defaultdict(list)
     for p in points:
-        segment = segments.get(p.gpu_id)
-        if segment is not None:
-            by_group[(segment, p.group)].append(p)
+        for peer in peers.get(p.gpu_id, ()):
+            by_group[(peer, p.group)].append(p)
     groups: dict[GroupKey, GroupIndex] = {}
     for key, members in sorted(by_group.items()):
         fitted = _fit_group(key, members)
         if fitted is not None:
             groups[key] = fitted
-    volatility = _volatility(by_group, groups)
-    return MarketIndex(groups, volatility, dict(segments))
+    index = MarketIndex(groups, MISSING_VOLATILITY, dict(peers))
+    return replace(index, volatility=_volatility(points, index))
 
 
-def catalog_segments() -> dict[str, str]:
-    return {spec.id: spec.segment for spec in load_catalog().gpus}
+def peer_classes() -> dict[str, tuple[str, ...]]:
+    """Each catalog card's peer classes, the closest first: its segment. (Segment and
+    memory tier, with the segment as fallback, was tried on the 2023-01 tuning cut-off of
+    bench/price_backtest.py and estimated worse: 13.5 % against 12.1 % median error.)"""
+    return {spec.id: (spec.segment,) for spec in load_catalog().gpus}
 
 
 def market_index(session: Session, before: datetime | None = None) -> MarketIndex:
     """The index from everything stored (before `before`, for backtests)."""
-    return build_index(load_points(session, before), catalog_segments())
+    return build_index(load_points(session, before), peer_classes())
 
 
 def _fit_group(key: GroupKey, points: Sequence[MonthlyPoint]) -> GroupIndex | None:
@@ -281,7 +291,7 @@ def _fit_group(key: GroupKey, points: Sequence[MonthlyPoint]) -> GroupIndex | No
         row += 1
     # A few hundred unknowns at most: the dense solve is exact and takes milliseconds.
     matrix = coo_matrix((values, (rows, columns)), shape=(row, unknowns)).toarray()
-    solution = np.linalg.lstsq(matrix, np.asarray(target), rcond=None)[0]
+    solution = _huber_solve(matrix, np.asarray(target), len(points))
     level = solution[month_base:]
     # The index is relative: its newest month is 0, so a level reads as "log change to now".
     level = level - level[-1]
@@ -296,25 +306,43 @@ def _fit_group(key: GroupKey, points: Sequence[MonthlyPoint]) -> GroupIndex | No
     )
 
 
-def _volatility(
-    by_group: Mapping[GroupKey, Sequence[MonthlyPoint]], groups: Mapping[GroupKey, GroupIndex]
-) -> Volatility:
+def _huber_solve(matrix: np.ndarray, target: np.ndarray, observed: int) -> np.ndarray:
+    """Least squares with Huber weights on the observed rows (iteratively reweighted):
+    a mislabelled month (a search that priced another card, an RTX 2070 "at" $613) pulls
+    a series offset as much as a Huber loss lets it, not as much as a square does. The
+    prior and ridge rows keep their weight."""
+    weights = np.ones(len(target))
+    solution = np.linalg.lstsq(matrix, target, rcond=None)[0]
+    for _ in range(HUBER_ITERATIONS):
+        residual = (matrix @ solution - target)[:observed]
+        scale = 1.4826 * float(np.median(np.abs(residual)))
+        if scale <= 1e-9:
+            break
+        bound = HUBER_K * scale
+        weights[:observed] = np.minimum(1.0, bound / np.maximum(np.abs(residual), 1e-12))
+        root = np.sqrt(weights)[:, None]
+        solution = np.linalg.lstsq(matrix * root, target * root[:, 0], rcond=None)[0]
+    return solution
+
+
+def _volatility(points: Sequence[MonthlyPoint], market: MarketIndex) -> Volatility:
     """Fit E[r^2] = 2 obs_noise^2 + card_drift^2 * months over every pair of a card's
-    consecutive monthly points, r being its log change minus the index's."""
+    consecutive monthly points, r being its log change minus the change of the index an
+    estimate of that card would use (its closest peer class with an index)."""
     gaps: list[float] = []
     squares: list[float] = []
-    for key, points in by_group.items():
-        index = groups.get(key)
-        if index is None:
+    for run in _series_runs(points):
+        indexes = market.for_card(run[0].gpu_id, run[0].group)
+        if not indexes:
             continue
-        for run in _series_runs(points):
-            for a, b in zip(run, run[1:], strict=False):
-                residual = math.log(b.usd / a.usd) - index.change(a.month, b.month)
-                gaps.append(float(b.month - a.month))
-                squares.append(residual**2)
+        index = indexes[0]
+        for a, b in zip(run, run[1:], strict=False):
+            residual = math.log(b.usd / a.usd) - index.change(a.month, b.month)
+            gaps.append(float(b.month - a.month))
+            squares.append(residual**2)
     steps = [
         index.values[m + 1] - index.values[m]
-        for index in groups.values()
+        for index in market.groups.values()
         for m in range(index.first, index.last)
         if m in index.supported and m + 1 in index.supported
     ]
@@ -332,9 +360,11 @@ def _series_runs(points: Iterable[MonthlyPoint]) -> list[list[MonthlyPoint]]:
     """Each card's points in time order, whatever their series: an estimate moves a
     card's newest price, and today's price may be measured by another series, so the
     noise between series belongs in the band."""
-    runs: dict[str, dict[int, list[MonthlyPoint]]] = defaultdict(lambda: defaultdict(list))
+    runs: dict[tuple[str, str], dict[int, list[MonthlyPoint]]] = defaultdict(
+        lambda: defaultdict(list)
+    )
     for p in points:
-        runs[p.gpu_id][p.month].append(p)
+        runs[(p.gpu_id, p.group)][p.month].append(p)
     ordered = []
     for months in runs.values():
         # One point per month (the most-observed series's), so a month measured by two

@@ -108,10 +108,14 @@ def today_price(
     if (now - price.observed_at).days <= stale_days:
         spread = volatility.spread(age_months, 0.0, noise)
         return _priced(price.usd, spread, price, estimated=False, basis=_fresh_basis(price))
-    group = index.for_card(price.gpu_id, price.condition)
-    reason = _unbridged(group, price, now)
-    if reason is not None or group is None:
-        return unpriced(price, reason or "no index")
+    reasons = []
+    for group in index.for_card(price.gpu_id, price.condition):
+        reason = _unbridged(group, price)
+        if reason is None:
+            break
+        reasons.append(reason)
+    else:
+        return unpriced(price, "; ".join(reasons) or _no_index(price))
     since, until = month_of(price.observed_at), month_of(now)
     change = group.change(since, until)
     beyond = max(until - group.last, 0)
@@ -142,13 +146,14 @@ def _priced(
     )
 
 
-def _unbridged(group: GroupIndex | None, price: MarketPrice, now: datetime) -> str | None:
-    segment_group = f"{price.condition}"
-    if group is None:
-        return (
-            f"no index of comparable cards ({segment_group}, same segment) to move its "
-            f"{price.observed_at.date().isoformat()} price to today"
-        )
+def _no_index(price: MarketPrice) -> str:
+    return (
+        f"no index of comparable cards (same segment, {price.condition}) to move its "
+        f"{price.observed_at.date().isoformat()} price to today"
+    )
+
+
+def _unbridged(group: GroupIndex, price: MarketPrice) -> str | None:
     since = month_of(price.observed_at)
     nearest = min(abs(m - since) for m in group.supported)
     if nearest > MAX_SUPPORT_GAP_MONTHS:

@@ -20,6 +20,7 @@ def build_caveats(
     *,
     stale_days: int = STALE_PRICE_DAYS,
     rental: bool = False,
+    estimated: bool = False,
 ) -> list[str]:
     notes: list[str] = []
     if not gpu.has_tensor_cores:
@@ -34,7 +35,13 @@ def build_caveats(
         notes.extend(_multi_gpu_caveats(gpu, count))
     if price_observed_at is not None:
         age = (now - price_observed_at).days
-        if age > stale_days:
+        if age > stale_days and estimated:
+            notes.append(
+                f"estimated price: last seen {age} days ago "
+                f"({price_observed_at.date().isoformat()}), moved to today by the market "
+                "index of comparable cards; its band says how sure"
+            )
+        elif age > stale_days:
             notes.append(
                 f"stale price: {age} days old ({price_observed_at.date().isoformat()}), "
                 f"older than {stale_days} days"

@@ -25,6 +25,7 @@ from shared.perfmodel.base import PerformanceModel, Prediction
 from shared.pricing.cloud import Currency, rentals_of
 from shared.pricing.index import MarketIndex, market_index
 from shared.pricing.market import MarketPrice, Observation, PricePolicy, cheapest, market_price
+from shared.pricing.measures import QUOTE_KINDS
 from shared.pricing.today import CardPrice, TodayPrice, card_prices, rental_today
 from shared.pricing.window import market_observations
 from shared.sources.status import last_successes, stale_source_names
@@ -75,9 +76,12 @@ def recompute_scores(
     state.revision += 1
     state.model_version = model.version
     state.computed_at = now
+    # The market's newest price: a posted quote is not the market, and one quote must not
+    # make a ranking of stale prices look fresh.
     state.prices_as_of = session.exec(
         select(func.max(PriceObservation.observed_at)).where(
-            PriceObservation.quarantined == False  # noqa: E712
+            PriceObservation.quarantined == False,  # noqa: E712
+            col(PriceObservation.kind).not_in(sorted(QUOTE_KINDS)),
         )
     ).one()
     session.add(state)

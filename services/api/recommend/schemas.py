@@ -12,7 +12,13 @@ from services.api.builds.schemas import LayoutOut
 from services.api.prices.schemas import QuoteOut
 from shared.builds.schemas import Condition, Deployment, Network, Precision, Pricing, Task
 
-Sort = Literal["perf_per_dollar", "performance"]
+Sort = Literal["perf_per_dollar", "perf_per_dollar_expected", "performance"]
+SORT_DESCRIPTIONS = {
+    "perf_per_dollar": "perf per dollar at the low end of its 80 % interval (the worst the "
+    "performance interval and the price band allow), highest first",
+    "perf_per_dollar_expected": "perf per dollar at its central value, highest first",
+    "performance": "build performance at its central value, highest first",
+}
 LlmMode = Literal["inference", "full-finetune", "lora"]
 WeightPrecision = Literal["fp16", "bf16", "int8", "int4", "fp8", "fp4"]
 
@@ -52,7 +58,25 @@ class PriceOut(BaseModel):
     unit: Literal["usd", "usd_per_gpu_hour"] = "usd"
     pricing: Pricing | None = Field(default=None, description="cloud: on-demand or spot")
     age_days: float
-    stale: bool = Field(description="older than the stale age (GPU_ADVISOR_PRICE_STALE_DAYS)")
+    stale: bool = Field(
+        description="the observation is older than the stale age (GPU_ADVISOR_PRICE_STALE_DAYS)"
+        ": then `usd` is an estimate moved to today (`estimated`)"
+    )
+    estimated: bool = Field(
+        default=False,
+        description="usd is today's price estimated from an older observation moved by the "
+        "market index of comparable cards (same segment and condition)",
+    )
+    band_usd: tuple[Decimal, Decimal] | None = Field(
+        default=None,
+        description="80 % band of today's price: from the spread and n of a fresh price, "
+        "widened with age at the series' volatility for an estimate; for a rental, the "
+        "cheapest to the median current offer",
+    )
+    basis: str | None = Field(default=None, description="today's price in words")
+    last_usd: Decimal | None = Field(
+        default=None, description="the observed price `usd` rests on (dated observed_at)"
+    )
 
 
 class PerformanceOut(BaseModel):
@@ -79,6 +103,11 @@ class RecommendResult(BaseModel):
     total_cost_usd: Decimal
     perf_per_dollar: float
     perf_per_1000_usd: float
+    perf_per_1000_usd_interval: tuple[float, float] = Field(
+        description="80 % interval of perf per $1,000: the performance interval and the price "
+        "band combined (low: low performance at the band's high price); the default sort "
+        "uses its low end"
+    )
     caveats: list[str]
     explanation: str
     best_quote: QuoteOut | None = Field(
@@ -116,12 +145,43 @@ class EmptyReasonOut(BaseModel):
     suggestions: list[str]
 
 
+class UnrankedOut(BaseModel):
+    """A card that passed the filters but has no price today, and why."""
+
+    gpu: GpuRef
+    condition: str
+    last_usd: Decimal = Field(description="the last price seen (per GPU-hour for rentals)")
+    last_observed_at: datetime
+    measure: str
+    source: str
+    reason: str
+
+
+class MarketAgesOut(BaseModel):
+    """How old the prices behind this ranking are (the market, never a posted quote)."""
+
+    newest_observed_at: datetime | None
+    median_age_days: float | None
+    stale_share: float = Field(description="share of ranked prices older than the stale age")
+    estimated_share: float = Field(description="share of ranked prices that are estimates")
+    n: int = Field(description="ranked prices counted")
+
+
 class RecommendResponse(BaseModel):
     query: RecommendQuery
-    prices_as_of: datetime | None
+    prices_as_of: datetime | None = Field(
+        description="the newest market observation behind the ranked prices (never a quote)"
+    )
+    market: MarketAgesOut | None = None
     model_version: str
     computed_at: datetime | None
+    sorted_by: str = Field(default="", description="what the order of results is by")
     results: list[RecommendResult]
+    unranked: list[UnrankedOut] = Field(
+        default_factory=list,
+        description="cards that pass the filters but have no price today: their last "
+        "price, its date and the reason it is not used",
+    )
     empty: EmptyReasonOut | None = Field(
         default=None, description="only when results is empty: why, and what would change it"
     )

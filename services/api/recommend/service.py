@@ -10,6 +10,7 @@ Posted quotes are shown beside each result, never ranked.
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -23,12 +24,15 @@ from services.api.recommend import empty
 from services.api.recommend.cache import Ranked, ResponseCache, ScoreCache
 from services.api.recommend.llm import fits_memory
 from services.api.recommend.schemas import (
+    SORT_DESCRIPTIONS,
     GpuRef,
+    MarketAgesOut,
     PerformanceOut,
     PriceOut,
     RecommendQuery,
     RecommendResponse,
     RecommendResult,
+    UnrankedOut,
 )
 from shared.builds.build import Build, cloud_layout, perf_per_dollar, plan_build
 from shared.builds.layout import Layout
@@ -77,7 +81,12 @@ def recommend(
     history_before = now - timedelta(days=settings.price_stale_days)
     found = empty.Exclusions()
     eligible = []
+    unranked = []
     for row in rows:
+        if row.score.unranked_reason is not None:
+            if not _failures(row, query, history_before, priced=False):
+                unranked.append(row)
+            continue
         failures = _failures(row, query, history_before)
         found.add(row.spec.id, failures, row.spec.memory_gb, float(row.score.price_usd))
         if not failures:
@@ -96,13 +105,55 @@ def recommend(
     ]
     for rank, result in enumerate(results, start=1):
         result.rank = rank
+    market = market_ages([r for r, _ in candidates], now, settings.price_stale_days)
     return RecommendResponse(
         query=query,
-        prices_as_of=state.prices_as_of if state else None,
+        prices_as_of=market.newest_observed_at if market else None,
+        market=market,
         model_version=state.model_version if state else "none",
         computed_at=state.computed_at if state else None,
+        sorted_by=SORT_DESCRIPTIONS[query.sort],
         results=results,
+        unranked=[_unranked(r) for r in sorted(unranked, key=lambda r: r.spec.id)],
         empty=None if results else empty.explain_empty(query, found),
+    )
+
+
+def market_ages(rows: list[Ranked], now: datetime, stale_days: int) -> MarketAgesOut | None:
+    """How old the ranked prices are: the observations they rest on, never a quote."""
+    if not rows:
+        return None
+    seen = [r.score.price_last_observed_at or r.score.price_observed_at for r in rows]
+    ages = [age_days(at, now) for at in seen]
+    return MarketAgesOut(
+        newest_observed_at=max(seen),
+        median_age_days=round(statistics.median(ages), 1),
+        stale_share=round(sum(a > stale_days for a in ages) / len(ages), 3),
+        estimated_share=round(sum(r.score.price_estimated for r in rows) / len(rows), 3),
+        n=len(rows),
+    )
+
+
+def _unranked(row: Ranked) -> UnrankedOut:
+    score = row.score
+    return UnrankedOut(
+        gpu=_gpu_ref(row.spec),
+        condition=score.price_condition,
+        last_usd=score.price_last_usd if score.price_last_usd is not None else score.price_usd,
+        last_observed_at=score.price_last_observed_at or score.price_observed_at,
+        measure=score.price_measure,
+        source=score.price_source,
+        reason=score.unranked_reason or "",
+    )
+
+
+def _gpu_ref(spec: GpuSpec) -> GpuRef:
+    return GpuRef(
+        id=spec.id,
+        name=spec.name,
+        memory_gb=spec.memory_gb,
+        vendor=spec.vendor,
+        segment=spec.segment,
     )
 
 
@@ -178,20 +229,49 @@ def _sort_key(
     row: Ranked, speed: Speed, query: RecommendQuery, settings: Settings
 ) -> tuple[float, str]:
     performance, _, total = _build(row, speed, query)
-    value = perf_per_dollar(performance, total) if query.sort == "perf_per_dollar" else performance
+    if query.sort == "performance":
+        value = performance
+    elif query.sort == "perf_per_dollar_expected":
+        value = perf_per_dollar(performance, total)
+    else:
+        value = _per_dollar_interval(row, speed, query)[0]
     return -value, row.spec.id
 
 
-def _failures(row: Ranked, query: RecommendQuery, history_before: datetime) -> list[str]:
-    """The filters that remove `row` from the ranking (none: it stays), in order."""
+def _per_dollar_interval(row: Ranked, speed: Speed, query: RecommendQuery) -> tuple[float, float]:
+    """Perf per dollar at (low performance, high price) and (high performance, low price):
+    the model's 80 % interval of the build and the price's 80 % band."""
+    score = row.score
+    low_perf, high_perf = _performance_interval(row, speed)
+    band_low = score.price_band_low if score.price_band_low is not None else score.price_usd
+    band_high = score.price_band_high if score.price_band_high is not None else score.price_usd
+    _, system, _ = _build(row, speed, query)
+    return (
+        perf_per_dollar(low_perf, band_high * query.count + system),
+        perf_per_dollar(high_perf, band_low * query.count + system),
+    )
+
+
+def _performance_interval(row: Ranked, speed: Speed) -> tuple[float, float]:
+    """The stored interval, moved to this query's speed (same relative width)."""
+    score = row.score
+    scale = speed.single / score.relative_performance * speed.speedup
+    return score.interval_low * scale, score.interval_high * scale
+
+
+def _failures(
+    row: Ranked, query: RecommendQuery, history_before: datetime, *, priced: bool = True
+) -> list[str]:
+    """The filters that remove `row` from the ranking (none: it stays), in order; a card
+    with no price today (`priced` False) meets only those that need no price."""
     failed = []
     if not fits_memory(row.spec.memory_gb, query.memory_gb):
         failed.append(empty.MEMORY)
-    if _is_rental(row) and row.score.price_observed_at < history_before:
+    if priced and _is_rental(row) and row.score.price_observed_at < history_before:
         failed.append(empty.STALE_RENTAL)
     if query.datacenter and row.spec.geforce_eula:
         failed.append(empty.LICENCE)
-    if query.budget_usd is not None and float(row.score.price_usd) > query.budget_usd:
+    if priced and query.budget_usd is not None and float(row.score.price_usd) > query.budget_usd:
         failed.append(empty.BUDGET)
     return failed
 
@@ -234,6 +314,14 @@ def _price_out(row: Ranked, query: RecommendQuery, settings: Settings, now: date
         pricing=query.pricing if _is_rental(row) else None,
         age_days=age,
         stale=age > settings.price_stale_days,
+        estimated=score.price_estimated,
+        band_usd=(
+            (score.price_band_low, score.price_band_high)
+            if score.price_band_low is not None and score.price_band_high is not None
+            else None
+        ),
+        basis=score.price_basis,
+        last_usd=score.price_last_usd,
     )
 
 
@@ -248,25 +336,16 @@ def _result(
 ) -> RecommendResult:
     spec, score = row.spec, row.score
     performance, system, total = _build(row, speed, query)
-    # The stored interval, moved to this query's speed (same relative width).
-    scale = speed.single / score.relative_performance * speed.speedup
+    low_perf, high_perf = _performance_interval(row, speed)
     per_dollar = perf_per_dollar(performance, total)
+    low_value, high_value = _per_dollar_interval(row, speed, query)
     price = _price_out(row, query, settings, now)
     return RecommendResult(
         rank=0,
-        gpu=GpuRef(
-            id=spec.id,
-            name=spec.name,
-            memory_gb=spec.memory_gb,
-            vendor=spec.vendor,
-            segment=spec.segment,
-        ),
+        gpu=_gpu_ref(spec),
         relative_performance=round(performance, 4),
         performance=PerformanceOut(
-            interval=(
-                round(score.interval_low * scale, 4),
-                round(score.interval_high * scale, 4),
-            ),
+            interval=(round(low_perf, 4), round(high_perf, 4)),
             basis=score.basis,
             reference_gpu=reference_gpu,
             multi_gpu_speedup=round(speed.speedup, 3),
@@ -283,6 +362,7 @@ def _result(
         total_cost_usd=total.quantize(Decimal("0.0001") if _is_rental(row) else CENT),
         perf_per_dollar=per_dollar,
         perf_per_1000_usd=round(per_dollar * 1000, 4),
+        perf_per_1000_usd_interval=(round(low_value * 1000, 4), round(high_value * 1000, 4)),
         caveats=build_caveats(
             spec,
             query.count,
@@ -290,7 +370,9 @@ def _result(
             now,
             stale_days=settings.price_stale_days,
             rental=_is_rental(row),
+            estimated=score.price_estimated,
         )
+        + ([score.price_note] if score.price_note else [])
         + _memory_caveat(spec.memory_gb, query.memory_gb),
         explanation=_explain(spec, score, query, speed, total, price),
         best_quote=quote,
