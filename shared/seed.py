@@ -7,7 +7,7 @@ running it on every start adds only what a newer release of the bundle brings.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from sqlalchemy import insert
@@ -19,6 +19,7 @@ from shared.bundled.readers import (
     iter_cloud_offers,
     iter_ebay_monthly_prices,
     iter_ebay_snapshot_prices,
+    iter_feed_offers,
     iter_gpupoet_list_prices,
     iter_gpupoet_prices,
     iter_msrp_prices,
@@ -78,6 +79,12 @@ def seed_catalog(session: Session) -> tuple[int, int]:
     return added, updated
 
 
+def _row(record: PriceRecord | CloudRecord) -> dict[str, Any]:
+    """A record's fields as a row: no deep copy of each value as `dataclasses.asdict` makes
+    (most of the seeding time); the values are immutable."""
+    return {field.name: getattr(record, field.name) for field in fields(record)}
+
+
 def _price_rows(records: Iterable[PriceRecord], seen: set[tuple[Any, ...]]) -> list[dict[str, Any]]:
     rows = []
     for record in records:
@@ -85,7 +92,7 @@ def _price_rows(records: Iterable[PriceRecord], seen: set[tuple[Any, ...]]) -> l
         if key in seen:
             continue
         seen.add(key)
-        row = asdict(record)
+        row = _row(record)
         row["price"] = row["price_usd"]
         row["currency"] = "USD"
         rows.append(row)
@@ -116,7 +123,7 @@ def _cloud_rows(records: Iterable[CloudRecord], seen: set[tuple[Any, ...]]) -> l
         key = (record.provider, record.instance_type, record.region, record.observed_at)
         if key not in seen:
             seen.add(key)
-            rows.append(asdict(record))
+            rows.append(_row(record))
     return rows
 
 
@@ -127,7 +134,7 @@ def seed_cloud_offers(session: Session) -> int:
         ).where(CloudOffer.kind == "snapshot")
     ).all()
     seen: set[tuple[Any, ...]] = {tuple(row) for row in existing}
-    records = [*iter_cloud_offers(), *iter_cloud_medians()]
+    records = [*iter_cloud_offers(), *iter_cloud_medians(), *iter_feed_offers()]
     return _insert_batches(session, CloudOffer, _cloud_rows(records, seen))
 
 

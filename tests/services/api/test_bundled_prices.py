@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 
@@ -33,6 +34,23 @@ def test_datacenter_cards_appear_where_data_prices_them(bundled_client):
 
 def test_old_cloud_snapshots_are_history_not_offers(bundled_client):
     h100 = bundled_client.get("/gpus/h100-sxm5").json()["cloud"]
-    runpod = [o for o in h100 if o["provider"] == "runpod"]
-    assert runpod and not any(o["current"] for o in runpod)  # pre-2025 prices
+    # RunPod's SkyPilot catalog copy (pre-2025 prices, dated 2024-12-31); the same provider's
+    # 2026 cheapest offers (gpu-price-feed) are current beside it.
+    skypilot = [o for o in h100 if o["provider"] == "runpod" and "SkyPilot" in o["source"]]
+    assert skypilot and not any(o["current"] for o in skypilot)
     assert any(o["current"] and o["provider"] == "gpu-price-index" for o in h100)
+
+
+def test_consumer_cards_are_rented_at_the_feeds_price(bundled_client):
+    """gpu-price-feed: RunPod's $0.34/h of 2026-10-04 is the cheapest current RTX 4090."""
+    rented = _results(bundled_client, task="cv", memory_gb=24, condition="cloud")
+    assert {"rtx-3090", "rtx-4090", "rtx-5090"} <= set(rented)
+    price = rented["rtx-4090"]["price"]
+    assert Decimal(price["usd"]) == Decimal("0.34") and price["unit"] == "usd_per_gpu_hour"
+    assert price["measure"] == "provider_cheapest" and "gpu-price-feed" in price["source"]
+    assert price["measure_description"] == "cheapest listed offer of a provider"
+    response = bundled_client.get("/tco", params={"gpu": "rtx-4090", "cloud_gpu": "rtx-4090"})
+    assert response.status_code == 200, response.text
+    offer = response.json()["cloud"]["offer"]
+    assert offer["provider"] == "runpod" and Decimal(offer["usd_per_gpu_hour"]) == Decimal("0.34")
+    assert offer["observed_at"] == "2026-10-04"
