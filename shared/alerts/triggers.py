@@ -34,7 +34,7 @@ from shared.pricing.market import (
     market_price,
     source_name,
 )
-from shared.pricing.measures import ASK, QUOTE
+from shared.pricing.measures import ASK, BID, QUOTE
 from shared.pricing.quotes import QuoteViewer, sees
 from shared.sources.status import stale_source_names
 
@@ -43,7 +43,8 @@ RECENT_DAYS = 7
 # price_drop_pct compares today's market price with its daily values over this many
 # days before the last week.
 DROP_BASELINE_DAYS = 30
-# price_below fires on prices one can buy at: active listings and posted quotes.
+# price_below fires on prices one can buy at: active listings and posted quotes. Never on a
+# live auction's current bid (measure BID): the auction's end will raise it.
 BUYABLE_KINDS = ("scraped", "manual")
 BUYABLE_MEASURES = (ASK, QUOTE)
 
@@ -148,7 +149,8 @@ def _buyable_offers(
     session: Session, gpu_id: str, condition: str, since: datetime
 ) -> list[PriceObservation]:
     """Prices one could buy at: active listings and posted quotes, recent, not quarantined,
-    from sources that still answer. Completed sales and aggregates are no offer."""
+    from sources that still answer. Completed sales, aggregates and auction bids are no
+    offer."""
     conditions = (
         ("new", "used", "refurbished") if condition == "any" else CONDITION_GROUPS[condition]
     )
@@ -203,6 +205,8 @@ def _price_drop(
         select(PriceObservation).where(
             PriceObservation.gpu_id == trigger.gpu_id,
             PriceObservation.quarantined == False,  # noqa: E712
+            # A bid is never part of a market price (market_price leaves it out): not read.
+            col(PriceObservation.measure) != BID,
             col(PriceObservation.observed_at) >= drop_history_since(now, settings),
         )
     ).all()
