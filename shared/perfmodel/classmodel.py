@@ -391,13 +391,18 @@ class ClassModel:
 def _wider(
     interval: tuple[float, float], base: tuple[float, float], base_value: float, value: float
 ) -> tuple[float, float]:
-    """The class interval around `value`, at least as wide (relative to the value) as the
-    base prediction's: the base widens its interval for what the calibration data do not
-    cover (a new architecture, no Tensor Cores, AMD's software), and an offset fitted on
-    other benchmarks does not make that evidence exist."""
-    low = min(interval[0] / value, base[0] / base_value)
-    high = max(interval[1] / value, base[1] / base_value)
-    return value * low, value * high
+    """The class interval around `value`, widened where the base prediction was: the base
+    widens for what the calibration data do not cover (a new architecture, no Tensor
+    Cores, AMD's software), and an offset fitted on other benchmarks does not make that
+    evidence exist. The base compounds its factors (an RX 7900 XTX at 8x the log width:
+    0.4-78x for 8 cards); here the class width at most quadruples in log terms, as two
+    of `_modelled`'s doublings."""
+    class_half = math.log(interval[1] / value)
+    base_half = math.log(base[1] / base_value)
+    if base_half <= class_half:
+        return interval
+    half = class_half * min(base_half / class_half, WIDEN_NEW_ARCHITECTURE**2)
+    return value * math.exp(-half), value * math.exp(half)
 
 
 def _split(gpu: GpuSpec, estimate: MemoryEstimate, count: int) -> tuple[int, bool]:

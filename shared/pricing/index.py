@@ -44,10 +44,12 @@ from shared.pricing.market import CONDITION_GROUPS, SCRAPED, is_marketplace, sou
 from shared.pricing.measures import ASK, LIST_PRICE, NOT_MARKET_MEASURES, QUOTE_KINDS
 
 GroupKey = tuple[str, str]  # (peer class, condition group)
-# The random-walk prior's weight against one monthly point (in log units: a step of
-# 0.1 costs as much as a point 0.1 off). Strong enough to carry the index across a
-# month without data, weak enough to follow a month with several cards.
-STEP_WEIGHT = 1.0
+# The random-walk prior's weight against one monthly point (a step of 0.1 costs as much
+# as a point 0.025 off). Across months without data any weight interpolates the index
+# in equal steps; where there are data, a penalty on steps also flattens a steady trend,
+# so it is kept weak: at 1.0 a known fall of 2 % a month over two years came out 24 %
+# short (tests/shared/pricing/test_index.py), at 0.25 within 3 points.
+STEP_WEIGHT = 0.25
 # A tiny pull of every unknown towards 0 fixes the levels the data leave free.
 RIDGE = 1e-4
 # Huber's tuning constant (95 % efficiency under normal noise) and its reweighting rounds.
@@ -315,9 +317,9 @@ def _huber_solve(matrix: np.ndarray, target: np.ndarray, observed: int) -> np.nd
     solution = np.linalg.lstsq(matrix, target, rcond=None)[0]
     for _ in range(HUBER_ITERATIONS):
         residual = (matrix @ solution - target)[:observed]
-        scale = 1.4826 * float(np.median(np.abs(residual)))
-        if scale <= 1e-9:
-            break
+        # At least a point's noise floor: on near-exact data a tiny scale would down-weight
+        # every point against the prior rows.
+        scale = max(1.4826 * float(np.median(np.abs(residual))), MIN_OBS_NOISE)
         bound = HUBER_K * scale
         weights[:observed] = np.minimum(1.0, bound / np.maximum(np.abs(residual), 1e-12))
         root = np.sqrt(weights)[:, None]

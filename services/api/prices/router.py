@@ -16,7 +16,9 @@ from shared.alerts.keys import quote_viewer
 from shared.catalog.aliases import catalog_id
 from shared.kit.money import CENT
 from shared.pricing.intake import PriceInput, record_price
+from shared.pricing.quarantine import QuarantineRules
 from shared.scoring.compute import SourceHealth
+from shared.scoring.price_check import PriceCheckOut, PriceCheckRequest, check_price
 
 router = APIRouter(tags=["prices"])
 
@@ -62,6 +64,17 @@ def get_prices(
         cache=request.app.state.price_cache,
         viewer=quote_viewer(key),
     )
+
+
+@router.post("/prices/check", response_model=PriceCheckOut, openapi_extra=KEY_OPTIONAL)
+def check_quote(
+    body: PriceCheckRequest, session: SessionDep, settings: SettingsDep
+) -> PriceCheckOut:
+    """Check a quote against today's market before signing: its percentile in today's
+    price band of that card and condition, a verdict, the evidence, and what the same
+    money buys used, new or rented. Read only: nothing is stored, no alert fires."""
+    rules = QuarantineRules.from_settings(settings)
+    return check_price(session, body, rules, datetime.now(UTC))
 
 
 @router.post("/prices", response_model=PriceCreated, status_code=201)
