@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any
 
@@ -18,6 +19,7 @@ from shared.kit.settings import Settings
 from shared.models import CloudOffer, PriceObservation, ScoreState
 from shared.pricing.market import CONDITION_GROUPS
 from shared.pricing.measures import LIST_PRICE, QUOTE_KINDS
+from shared.scoring.ages import ranking_ages
 
 router = APIRouter(tags=["health"])
 
@@ -49,6 +51,11 @@ def health(request: Request, session: SessionDep, settings: SettingsDep) -> JSON
     cache: FreshnessCache = request.app.state.freshness_cache
     newest_by_group = cache.newest(session, state.revision if state else None)
     content["prices"] = _price_freshness(newest_by_group, settings)
+    # What the ranking stands on: the age of the observations behind its prices, per
+    # ranking condition, and how many of them are estimates moved by the market index.
+    content["ranking_prices"] = cache.ranking(
+        session, state.revision if state else None, settings.price_stale_days
+    )
     if any(p["stale"] is True for p in content["prices"].values()) and content["status"] == "ok":
         content["status"] = "degraded"
     content["scores"] = (
@@ -70,6 +77,27 @@ class FreshnessCache:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._held: tuple[int | None, dict[str, datetime | None]] | None = None
+        self._ranking: tuple[int | None, str, dict[str, Any]] | None = None
+
+    def ranking(self, session: Session, revision: int | None, stale_days: int) -> dict[str, Any]:
+        """`ranking_ages` per condition, once per score revision and day."""
+        now = datetime.now(UTC)
+        with self._lock:
+            held = self._ranking
+        if held is not None and held[:2] == (revision, now.date().isoformat()):
+            return held[2]
+        found = {
+            condition: {
+                **asdict(ages),
+                "newest_observed_at": (
+                    ages.newest_observed_at.isoformat() if ages.newest_observed_at else None
+                ),
+            }
+            for condition, ages in ranking_ages(session, now, stale_days).items()
+        }
+        with self._lock:
+            self._ranking = (revision, now.date().isoformat(), found)
+        return found
 
     def newest(self, session: Session, revision: int | None) -> dict[str, datetime | None]:
         with self._lock:

@@ -10,8 +10,7 @@ Posted quotes are shown beside each result, never ranked.
 
 from __future__ import annotations
 
-import statistics
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
@@ -46,6 +45,7 @@ from shared.perfmodel.workloads import LlmWorkload
 from shared.pricing.market import age_days
 from shared.pricing.measures import describe
 from shared.pricing.quotes import best_for, best_quotes, quotes_shown_to, recent_quotes
+from shared.scoring.ages import ages_of
 from shared.scoring.caveats import build_caveats
 
 
@@ -123,15 +123,7 @@ def market_ages(rows: list[Ranked], now: datetime, stale_days: int) -> MarketAge
     """How old the ranked prices are: the observations they rest on, never a quote."""
     if not rows:
         return None
-    seen = [r.score.price_last_observed_at or r.score.price_observed_at for r in rows]
-    ages = [age_days(at, now) for at in seen]
-    return MarketAgesOut(
-        newest_observed_at=max(seen),
-        median_age_days=round(statistics.median(ages), 1),
-        stale_share=round(sum(a > stale_days for a in ages) / len(ages), 3),
-        estimated_share=round(sum(r.score.price_estimated for r in rows) / len(rows), 3),
-        n=len(rows),
-    )
+    return MarketAgesOut(**asdict(ages_of([r.score for r in rows], now, stale_days)))
 
 
 def _unranked(row: Ranked) -> UnrankedOut:
