@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from decimal import Decimal
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from shared.kit.settings import Settings
 from shared.models import CloudOffer
@@ -167,6 +167,34 @@ def rentals_of(
                 ),
             )
     return {"on-demand": on_demand, "spot": spot}
+
+
+def newest_offer(session: Session, gpu_id: str, pricing: str) -> CloudPrice | None:
+    """The cheapest whole-GPU offer of the newest day any offer of this GPU was seen at
+    `pricing`, however old (what a rental whose offers aged out was last seen at)."""
+    column = (
+        CloudOffer.on_demand_usd_per_hour
+        if pricing == "on-demand"
+        else CloudOffer.spot_usd_per_hour
+    )
+    newest = session.exec(
+        select(CloudOffer.observed_at)
+        .where(CloudOffer.gpu_id == gpu_id, col(column).is_not(None), CloudOffer.gpu_count >= 1)
+        .order_by(col(CloudOffer.observed_at).desc())
+        .limit(1)
+    ).first()
+    if newest is None:
+        return None
+    day = session.exec(
+        select(CloudOffer).where(
+            CloudOffer.gpu_id == gpu_id,
+            col(column).is_not(None),
+            CloudOffer.gpu_count >= 1,
+            CloudOffer.observed_at >= newest - timedelta(days=1),
+        )
+    ).all()
+    prices = [p for o in day if (p := to_price(o, pricing))]
+    return min(prices, key=lambda p: (p.usd_per_gpu_hour, p.provider)) if prices else None
 
 
 def gpus_with_offers(session: Session, pricing: str, currency: Currency) -> set[str]:

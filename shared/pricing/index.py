@@ -32,6 +32,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from decimal import Decimal
+from typing import Any
 
 import numpy as np
 from scipy.sparse import coo_matrix
@@ -39,7 +40,7 @@ from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from shared.catalog.specs import load_catalog
-from shared.models import PriceObservation
+from shared.models import CloudOffer, PriceObservation
 from shared.pricing.market import CONDITION_GROUPS, SCRAPED, is_marketplace, source_name
 from shared.pricing.measures import ASK, LIST_PRICE, NOT_MARKET_MEASURES, QUOTE_KINDS
 
@@ -208,10 +209,11 @@ def load_points(
     ]
 
 
-def _month_expression(session: Session) -> object:
+def _month_expression(session: Session, column: Any = None) -> Any:
+    at = col(PriceObservation.observed_at) if column is None else column
     if session.get_bind().dialect.name == "postgresql":
-        return func.to_char(col(PriceObservation.observed_at), "YYYY-MM")
-    return func.strftime("%Y-%m", col(PriceObservation.observed_at))
+        return func.to_char(at, "YYYY-MM")
+    return func.strftime("%Y-%m", at)
 
 
 def _parse_month(text: str) -> int:
@@ -253,6 +255,42 @@ def peer_classes() -> dict[str, tuple[str, ...]]:
 def market_index(session: Session, before: datetime | None = None) -> MarketIndex:
     """The index from everything stored (before `before`, for backtests)."""
     return build_index(load_points(session, before), peer_classes())
+
+
+def load_cloud_points(session: Session) -> list[MonthlyPoint]:
+    """Monthly points of every rental series, per GPU-hour of whole GPUs: one series per
+    provider and measure, the group is the pricing ("on-demand", "spot")."""
+    o = CloudOffer
+    month = _month_expression(session, col(o.observed_at))
+    points: dict[tuple[str, str, str, int], tuple[float, int]] = {}
+    for pricing, column in (("on-demand", o.on_demand_usd_per_hour), ("spot", o.spot_usd_per_hour)):
+        query = (
+            select(
+                col(o.gpu_id),
+                col(o.provider),
+                col(o.measure),
+                month,
+                func.avg(col(column) / col(o.gpu_count)),
+                func.count(),
+            )
+            .where(col(column).is_not(None), col(column) > 0, col(o.gpu_count) >= 1)
+            .group_by(col(o.gpu_id), col(o.provider), col(o.measure), month)
+        )
+        for gpu_id, provider, measure, month_text, mean, n in session.execute(query):
+            if mean is None or float(mean) <= 0:
+                continue
+            key = (gpu_id, pricing, f"cloud:{provider}:{measure}", _parse_month(month_text))
+            points[key] = (float(mean), int(n))
+    return [
+        MonthlyPoint(gpu, pricing, series, m, usd, n)
+        for (gpu, pricing, series, m), (usd, n) in points.items()
+    ]
+
+
+def cloud_index(session: Session) -> MarketIndex:
+    """How rental prices per GPU-hour of comparable cards (same segment, same pricing)
+    moved: the index a rental whose offers all aged out is moved by."""
+    return build_index(load_cloud_points(session), peer_classes())
 
 
 def _fit_group(key: GroupKey, points: Sequence[MonthlyPoint]) -> GroupIndex | None:

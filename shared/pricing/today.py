@@ -18,16 +18,17 @@ carried flat): the index is only as sure as the months it saw.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from decimal import Decimal
 
 from shared.kit.money import CENT
-from shared.pricing.cloud import Rental
+from shared.pricing.cloud import PER_GPU_HOUR, PRICINGS, CloudPrice, Rental
 from shared.pricing.index import GroupIndex, MarketIndex, month_of, month_start
 from shared.pricing.market import MarketPrice
 from shared.pricing.measures import describe
 
+RENTAL_GROUPS = frozenset(PRICINGS)
 # The band is an 80 % interval: the 10th and 90th percentiles of a normal in log price.
 Z_80 = 1.2816
 DAYS_PER_MONTH = 30.44
@@ -99,7 +100,11 @@ def own_noise(price: MarketPrice) -> float | None:
 
 
 def today_price(
-    price: MarketPrice, index: MarketIndex, now: datetime, stale_days: int
+    price: MarketPrice,
+    index: MarketIndex,
+    now: datetime,
+    stale_days: int,
+    quantum: Decimal = CENT,
 ) -> TodayPrice | Unpriced:
     """Today's price from a card's market price (see the module docstring)."""
     age_months = (now - price.observed_at).total_seconds() / 86400 / DAYS_PER_MONTH
@@ -107,7 +112,8 @@ def today_price(
     noise = own_noise(price)
     if (now - price.observed_at).days <= stale_days:
         spread = volatility.spread(age_months, 0.0, noise)
-        return _priced(price.usd, spread, price, estimated=False, basis=_fresh_basis(price))
+        basis = _fresh_basis(price)
+        return _priced(price.usd, spread, price, estimated=False, basis=basis, quantum=quantum)
     reasons = []
     for group in index.for_card(price.gpu_id, price.condition):
         reason = _unbridged(group, price)
@@ -120,19 +126,25 @@ def today_price(
     change = group.change(since, until)
     beyond = max(until - group.last, 0)
     spread = volatility.spread(age_months, group.unsupported(since, until), noise)
-    central = (price.usd * Decimal(str(math.exp(change)))).quantize(CENT)
+    central = (price.usd * Decimal(str(math.exp(change)))).quantize(quantum)
     basis = _estimate_basis(price, group, change, beyond)
-    return _priced(central, spread, price, estimated=True, basis=basis)
+    return _priced(central, spread, price, estimated=True, basis=basis, quantum=quantum)
 
 
 def _priced(
-    central: Decimal, spread: float, price: MarketPrice, *, estimated: bool, basis: str
+    central: Decimal,
+    spread: float,
+    price: MarketPrice,
+    *,
+    estimated: bool,
+    basis: str,
+    quantum: Decimal = CENT,
 ) -> TodayPrice:
     width = Decimal(str(math.exp(Z_80 * spread)))
     return TodayPrice(
         usd=central,
-        band_low=(central / width).quantize(CENT),
-        band_high=(central * width).quantize(CENT),
+        band_low=(central / width).quantize(quantum),
+        band_high=(central * width).quantize(quantum),
         estimated=estimated,
         basis=basis,
         last_usd=price.usd,
@@ -174,9 +186,11 @@ def _estimate_basis(price: MarketPrice, group: GroupIndex, change: float, beyond
     what = describe(price.measure)
     segment, condition = group.key
     moved = f"{math.expm1(change) * 100:+.0f} %"
+    seen = f"${price.usd:,.0f}" if price.usd >= 10 else f"${price.usd}/h"
+    market = f"{condition} rental" if condition in RENTAL_GROUPS else condition
     text = (
-        f"last seen ${price.usd:,.0f} ({what}) on {price.observed_at.date().isoformat()}; "
-        f"{segment} {condition} index {moved} since"
+        f"last seen {seen} ({what}) on {price.observed_at.date().isoformat()}; "
+        f"{segment} {market} index {moved} since"
     )
     if beyond > 0:
         newest = month_start(group.last).strftime("%Y-%m")
@@ -223,6 +237,28 @@ def card_prices(
     elif new is not None or used is not None:
         found["any"] = next(p for p in (new, used) if p is not None)
     return CardPrices(found, notes)
+
+
+def stale_rental_today(
+    offer: CloudPrice, index: MarketIndex, now: datetime, stale_days: int
+) -> TodayPrice | Unpriced:
+    """A rental whose offers all aged out: its newest offer moved by the cloud index of
+    comparable cards (same segment and pricing), or unranked where none bridges."""
+    last = MarketPrice(
+        gpu_id=offer.gpu_id,
+        condition=offer.pricing,
+        usd=offer.usd_per_gpu_hour,
+        kind=offer.kind,
+        source=f"{offer.provider} {offer.instance_type} ({offer.region}): {offer.source}",
+        observed_at=offer.observed_at,
+        n=1,
+        low_usd=offer.usd_per_gpu_hour,
+        high_usd=offer.usd_per_gpu_hour,
+        method="newest offer",
+        measure=offer.measure,
+    )
+    price = today_price(last, index, now, stale_days, quantum=PER_GPU_HOUR)
+    return replace(price, condition="cloud")
 
 
 def rental_today(rental: Rental) -> TodayPrice:

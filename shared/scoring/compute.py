@@ -22,11 +22,17 @@ from shared.catalog.tasks import CLOUD_CONDITIONS, PRECISION_NAMES, SCORE_CONDIT
 from shared.kit.settings import Settings
 from shared.models import CloudOffer, PriceObservation, Score, ScoreState
 from shared.perfmodel.base import PerformanceModel, Prediction
-from shared.pricing.cloud import Currency, rentals_of
-from shared.pricing.index import MarketIndex, market_index
+from shared.pricing.cloud import Currency, newest_offer, rentals_of
+from shared.pricing.index import MarketIndex, cloud_index, market_index
 from shared.pricing.market import MarketPrice, Observation, PricePolicy, cheapest, market_price
 from shared.pricing.measures import QUOTE_KINDS
-from shared.pricing.today import CardPrice, TodayPrice, card_prices, rental_today
+from shared.pricing.today import (
+    CardPrice,
+    TodayPrice,
+    card_prices,
+    rental_today,
+    stale_rental_today,
+)
 from shared.pricing.window import market_observations
 from shared.sources.status import last_successes, stale_source_names
 
@@ -100,17 +106,23 @@ def _compute_rows(
     observations = market_observations(session, ids, policy)
     offers = _offers_by_gpu(session, ids, currency)
     index = market_index(session)
+    rental_index: MarketIndex | None = None
     rows: list[dict[str, Any]] = []
     for gpu_id in ids:
         gpu = catalog.by_id[gpu_id]
         prices = today_prices(observations.get(gpu_id, []), policy, index)
         rentals = rentals_of(offers.get(gpu_id, []), currency, settings.cloud_quarantine_factor)
-        rented = {
-            condition: Priced(rental_today(rental), rental.note)
-            if (rental := rentals[pricing])
-            else None
-            for condition, pricing in CLOUD_CONDITIONS.items()
-        }
+        rented: dict[str, Priced | None] = {}
+        for condition, pricing in CLOUD_CONDITIONS.items():
+            rental = rentals[pricing]
+            if rental is not None:
+                rented[condition] = Priced(rental_today(rental), rental.note)
+            elif (last := newest_offer(session, gpu_id, pricing)) is not None:
+                rental_index = rental_index or cloud_index(session)
+                today = stale_rental_today(last, rental_index, now, settings.price_stale_days)
+                rented[condition] = Priced(today)
+            else:
+                rented[condition] = None
         rows.extend(_gpu_rows(gpu, prices, rented, model, settings, now))
     return rows
 
@@ -271,15 +283,14 @@ def _bought(gpu: GpuSpec, priced: Priced, system_usd: Decimal) -> _Priced:
 
 def _rented(priced: Priced) -> _Priced:
     today = priced.price
-    assert isinstance(today, TodayPrice)
     return _Priced(
-        today.usd,
+        today.usd if isinstance(today, TodayPrice) else today.last_usd,
         Decimal(0),  # the hourly price includes the machine around the GPU
         "cloud",
         today.kind,
         today.source,
         today.last_observed_at,
-        today.n,
+        today.n if isinstance(today, TodayPrice) else 0,
         today.measure,
         today,
         priced.note,

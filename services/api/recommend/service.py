@@ -259,7 +259,12 @@ def _failures(
     failed = []
     if not fits_memory(row.spec.memory_gb, query.memory_gb):
         failed.append(empty.MEMORY)
-    if priced and _is_rental(row) and row.score.price_observed_at < history_before:
+    if (
+        priced
+        and _is_rental(row)
+        and not row.score.price_estimated
+        and row.score.price_observed_at < history_before
+    ):
         failed.append(empty.STALE_RENTAL)
     if query.datacenter and row.spec.geforce_eula:
         failed.append(empty.LICENCE)

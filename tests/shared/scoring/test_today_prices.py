@@ -1,0 +1,114 @@
+"""A recompute stores today's price: estimated where the observation is stale, unranked
+where nothing bridges the gap, rentals whose offers aged out moved by the cloud index."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+
+from sqlmodel import Session, select
+
+from shared.models import CloudOffer, Score
+from shared.seed import seed_catalog
+from tests.factories import make_observation, recompute
+
+NOW = datetime.now(UTC)
+
+
+def _score(session: Session, gpu_id: str, condition: str) -> Score:
+    query = select(Score).where(
+        Score.gpu_id == gpu_id,
+        Score.task == "cv",
+        Score.precision == "fp16",
+        Score.condition == condition,
+    )
+    found = session.exec(query).first()
+    assert found is not None, (gpu_id, condition)
+    return found
+
+
+def _monthly_sales(
+    session: Session, gpu_id: str, start: float, monthly: float, months: int
+) -> None:
+    """Three sales a month of one card, from `months` ago until last month."""
+    for m in range(months, 0, -1):
+        at = NOW - timedelta(days=30.44 * m)
+        usd = start * (1 + monthly) ** (months - m)
+        for k in range(3):
+            session.add(
+                make_observation(
+                    gpu_id=gpu_id, usd=f"{usd * (1 + 0.01 * k):.2f}", observed_at=at, source="shop"
+                )
+            )
+
+
+def test_a_stale_price_is_moved_by_its_peers_and_a_fresh_one_is_kept(session):
+    seed_catalog(session)
+    # Two consumer peers whose used prices rose 2 % a month for two years.
+    _monthly_sales(session, "rtx-4090", 1500, 0.02, 24)
+    _monthly_sales(session, "rtx-3080-10gb", 400, 0.02, 24)
+    # The 3090 was last sold a year ago.
+    year_ago = NOW - timedelta(days=365)
+    for k in range(3):
+        session.add(make_observation(gpu_id="rtx-3090", usd=f"{700 + k}", observed_at=year_ago))
+    session.flush()
+    recompute(session)
+    stale = _score(session, "rtx-3090", "used")
+    assert stale.price_estimated and stale.unranked_reason is None
+    assert stale.price_last_usd == Decimal("701")
+    # Twelve months at +2 %: about +27 %.
+    assert Decimal("820") < stale.price_usd < Decimal("960"), stale.price_usd
+    assert stale.price_band_low is not None and stale.price_band_high is not None
+    assert stale.price_band_low < stale.price_usd < stale.price_band_high
+    assert stale.price_basis is not None and "consumer used index +" in stale.price_basis
+    fresh = _score(session, "rtx-4090", "used")
+    assert not fresh.price_estimated and fresh.price_band_low is not None
+    assert fresh.price_band_high is not None
+    assert (
+        fresh.price_band_high / fresh.price_band_low < stale.price_band_high / stale.price_band_low
+    )
+
+
+def test_a_card_no_index_bridges_is_unranked_with_its_last_price(session):
+    seed_catalog(session)
+    old = NOW - timedelta(days=3 * 365)
+    session.add(make_observation(gpu_id="a100-80gb-pcie", usd="15000", observed_at=old))
+    session.flush()
+    recompute(session)
+    score = _score(session, "a100-80gb-pcie", "used")
+    assert score.unranked_reason is not None and "no index" in score.unranked_reason
+    assert score.price_last_usd == Decimal("15000") and score.perf_per_dollar == 0
+
+
+def _offer(gpu_id: str, usd: str, at: datetime, provider: str = "cloud-a") -> CloudOffer:
+    return CloudOffer(
+        provider=provider,
+        instance_type=f"{gpu_id}-1x",
+        gpu_id=gpu_id,
+        gpu_count=1,
+        region="us",
+        on_demand_usd_per_hour=Decimal(usd),
+        spot_usd_per_hour=None,
+        kind="snapshot",
+        source="test list",
+        observed_at=at,
+        measure="list",
+    )
+
+
+def test_a_rental_whose_offers_aged_out_is_estimated_not_dropped(session):
+    seed_catalog(session)
+    # The H100's last offer is 200 days old; its peers were listed every month since.
+    session.add(_offer("h100-sxm5", "2.50", NOW - timedelta(days=200)))
+    for m in range(9, 0, -1):
+        at = NOW - timedelta(days=30.44 * m)
+        session.add(_offer("a100-80gb-sxm4", f"{1.40 - 0.02 * (9 - m):.2f}", at))
+        session.add(_offer("h200-sxm", f"{3.60 - 0.04 * (9 - m):.2f}", at))
+    session.flush()
+    recompute(session)
+    rental = _score(session, "h100-sxm5", "cloud:on-demand")
+    assert rental.price_estimated and rental.unranked_reason is None
+    assert rental.price_usd < Decimal("2.50")  # its peers fell
+    assert rental.price_basis is not None and "on-demand rental index" in rental.price_basis
+    current = _score(session, "a100-80gb-sxm4", "cloud:on-demand")
+    assert not current.price_estimated
