@@ -39,7 +39,7 @@ from shared.pricing.index import (
     month_start,
     peer_classes,
 )
-from shared.pricing.today import MAX_SUPPORT_GAP_MONTHS, Z_80
+from shared.pricing.today import MAX_SUPPORT_GAP_MONTHS, MAX_SUPPORT_LAG_MONTHS, Z_80
 from shared.wiring.bootstrap import prepare_database
 from shared.wiring.runtime import open_context
 
@@ -90,7 +90,11 @@ def score_hidden(
         if last is None:
             continue
         group = next(
-            (g for g in index.for_card(truth.gpu_id, truth.group) if bridges(g, last.month)),
+            (
+                g
+                for g in index.for_card(truth.gpu_id, truth.group)
+                if bridges(g, last.month, truth.gpu_id)
+            ),
             None,
         )
         if group is None:
@@ -111,9 +115,12 @@ def score_hidden(
     return scored
 
 
-def bridges(group: GroupIndex, month: int) -> bool:
-    """The product's rule (shared/pricing/today.py): data within a few months of it."""
-    return min(abs(m - month) for m in group.supported) <= MAX_SUPPORT_GAP_MONTHS
+def bridges(group: GroupIndex, month: int, gpu_id: str) -> bool:
+    """The product's rule (shared/pricing/today.py): other cards' data around it."""
+    return any(
+        group.seen_by_others(m, gpu_id)
+        for m in range(month - MAX_SUPPORT_GAP_MONTHS, month + MAX_SUPPORT_LAG_MONTHS + 1)
+    )
 
 
 def backtest(points: Sequence[MonthlyPoint]) -> list[Score]:

@@ -219,7 +219,12 @@ class ClassModel:
         if arch or clock or llm:
             base_value = value
             value *= math.exp(arch + clock + llm)
-            interval = _wider(self._interval(klass, value), interval, base_value, value)
+            interval = self._interval(klass, value)
+            if not gpu.has_tensor_cores:
+                # No MLPerf or Lambda table measured a card without Tensor Cores training
+                # CNNs or transformers with the vendors' libraries; the base's widening for
+                # that stays (the fitted offset is one workload's, on one software).
+                interval = _wider(interval, base.interval, base_value, value)
             basis = "calibrated-model"
         single = replace(
             base,
@@ -391,12 +396,11 @@ class ClassModel:
 def _wider(
     interval: tuple[float, float], base: tuple[float, float], base_value: float, value: float
 ) -> tuple[float, float]:
-    """The class interval around `value`, widened where the base prediction was: the base
-    widens for what the calibration data do not cover (a new architecture, no Tensor
-    Cores, AMD's software), and an offset fitted on other benchmarks does not make that
-    evidence exist. The base compounds its factors (an RX 7900 XTX at 8x the log width:
-    0.4-78x for 8 cards); here the class width at most quadruples in log terms, as two
-    of `_modelled`'s doublings."""
+    """The class interval around `value`, widened as far as the base prediction was (the
+    base widens for what the calibration data do not cover: a new architecture, no Tensor
+    Cores, AMD's software). The base compounds its factors (an RX 7900 XTX at 8x the log
+    width: 0.4-78x for 8 cards); here the class width at most quadruples in log terms, as
+    two of `_modelled`'s doublings."""
     class_half = math.log(interval[1] / value)
     base_half = math.log(base[1] / base_value)
     if base_half <= class_half:

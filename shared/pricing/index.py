@@ -114,6 +114,11 @@ class GroupIndex:
     cards: int
     points: int
     supported: frozenset[int]  # months with at least one point
+    # Month -> the cards with a point in it (whether others than a card saw a month).
+    cards_by_month: Mapping[int, frozenset[str]] = field(default_factory=dict)
+
+    def seen_by_others(self, month: int, gpu_id: str) -> bool:
+        return bool(self.cards_by_month.get(month, frozenset()) - {gpu_id})
 
     def at(self, month: int) -> float:
         """The index at `month`, carried flat before the first and after the last."""
@@ -343,7 +348,15 @@ def _fit_group(key: GroupKey, points: Sequence[MonthlyPoint]) -> GroupIndex | No
         cards=len(cards),
         points=len(points),
         supported=frozenset(p.month for p in points),
+        cards_by_month=_cards_by_month(points),
     )
+
+
+def _cards_by_month(points: Sequence[MonthlyPoint]) -> dict[int, frozenset[str]]:
+    found: dict[int, set[str]] = defaultdict(set)
+    for p in points:
+        found[p.month].add(p.gpu_id)
+    return {month: frozenset(cards) for month, cards in found.items()}
 
 
 def _huber_solve(matrix: np.ndarray, target: np.ndarray, observed: int) -> np.ndarray:

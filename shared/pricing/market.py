@@ -227,9 +227,13 @@ def _series(
 
 
 def _preference(price: MarketPrice) -> tuple[bool, bool, bool, datetime]:
+    # Fresh first, as before thin series existed: a price never depends on history older
+    # than the stale age before a fresher one (price-drop alerts read no more than that).
+    # A thin fresh series then wins over an old market and leaves the card unranked,
+    # saying so, rather than estimated from the older market.
     fresh = not price.stale
     market = price.thin_reason is None
-    return market, fresh, fresh and price.measure in SALE_MEASURES, price.observed_at
+    return fresh, market, fresh and price.measure in SALE_MEASURES, price.observed_at
 
 
 def _series_price(

@@ -32,9 +32,10 @@ RENTAL_GROUPS = frozenset(PRICINGS)
 # The band is an 80 % interval: the 10th and 90th percentiles of a normal in log price.
 Z_80 = 1.2816
 DAYS_PER_MONTH = 30.44
-# An index must have data within this many months of the observation it moves, else it
-# does not describe that card's market at that time.
+# An index must have data within this many months before (or a couple after) the
+# observation it moves, else it does not describe that card's market at that time.
 MAX_SUPPORT_GAP_MONTHS = 6
+MAX_SUPPORT_LAG_MONTHS = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,12 +167,17 @@ def _no_index(price: MarketPrice) -> str:
 
 
 def _unbridged(group: GroupIndex, price: MarketPrice) -> str | None:
+    """Why the index cannot move this price, or None: it must have seen other cards of
+    its market around the observation (within MAX_SUPPORT_GAP_MONTHS before it, or
+    MAX_SUPPORT_LAG_MONTHS after), else it says nothing about the change since."""
     since = month_of(price.observed_at)
-    nearest = min(abs(m - since) for m in group.supported)
-    if nearest > MAX_SUPPORT_GAP_MONTHS:
+    window = range(since - MAX_SUPPORT_GAP_MONTHS, since + MAX_SUPPORT_LAG_MONTHS + 1)
+    # Other cards' data: the card's own old price says nothing about how its market moved.
+    if not any(group.seen_by_others(m, price.gpu_id) for m in window):
         return (
-            f"the {group.key[0]} {group.key[1]} index has no data within "
-            f"{MAX_SUPPORT_GAP_MONTHS} months of {price.observed_at.date().isoformat()}"
+            f"the {group.key[0]} {group.key[1]} index has no data from "
+            f"{MAX_SUPPORT_GAP_MONTHS} months before to {MAX_SUPPORT_LAG_MONTHS} months after "
+            f"{price.observed_at.date().isoformat()}"
         )
     return None
 

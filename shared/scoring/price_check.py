@@ -40,7 +40,9 @@ class PriceCheckRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     gpu: str = Field(description="catalog id, name or known alias", examples=["rtx-4090"])
-    usd: Decimal = Field(gt=0, le=Decimal("500000"), description="quoted price per GPU")
+    usd: Decimal = Field(
+        ge=Decimal("0.01"), le=Decimal("500000"), description="quoted price per GPU"
+    )
     condition: Literal["new", "used", "refurbished"]
     count: int = Field(default=1, ge=1, le=512, description="GPUs quoted")
     task: Task = Field(default="cv", description="the workload the alternatives are for")

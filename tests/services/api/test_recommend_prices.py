@@ -117,9 +117,15 @@ def test_the_ranking_stands_on_the_fresh_market_price_and_says_what_it_is(client
         _days_ago(20).date().isoformat()
     )
     assert "cheapest asking prices" in results["rtx-3090"]["explanation"]
-    old = results["rtx-4090"]
-    assert old["price"]["stale"] is True and old["price"]["age_days"] >= 200
-    assert any(c.startswith("stale price: ") for c in old["caveats"])
+    # The 4090's 200-day-old price is never used at face value; the only other card's
+    # prices are from 20 and 900 days ago, so no index saw its market around that date:
+    # it is listed as unranked, with its last price and why.
+    assert "rtx-4090" not in results
+    body = client.get(
+        "/recommend", params={"task": "cv", "memory_gb": 24, "condition": "used"}
+    ).json()
+    [old] = [u for u in body["unranked"] if u["gpu"]["id"] == "rtx-4090"]
+    assert old["last_usd"].startswith("2400") and "index has no data" in old["reason"]
 
 
 def test_a_posted_price_moves_no_ranking_and_shows_as_a_quote(client, db):
@@ -145,6 +151,12 @@ def test_a_posted_price_moves_no_ranking_and_shows_as_a_quote(client, db):
 def test_condition_cloud_ranks_current_rentals_per_gpu_hour(client):
     results = _results(client, condition="cloud", count=2)
     assert set(results) == {"h100-sxm5", "h200-sxm"}  # the B200 list is history
+    # ... listed as unranked: the rental index has no data from around its date.
+    response = client.get(
+        "/recommend", params={"task": "cv", "memory_gb": 24, "condition": "cloud"}
+    ).json()
+    [b200] = [u for u in response["unranked"] if u["gpu"]["id"] == "b200"]
+    assert "index has no data" in b200["reason"] and Decimal(b200["last_usd"]) == Decimal("3")
     h100 = results["h100-sxm5"]
     assert h100["price"]["unit"] == "usd_per_gpu_hour" and h100["price"]["pricing"] == "on-demand"
     assert Decimal(h100["price"]["usd"]) == Decimal("2.5")
@@ -218,11 +230,13 @@ def test_pages_show_rentals_per_hour_and_quotes_beside_the_market(client, db):
     quote = {"gpu_id": "rtx-4090", "usd": "2300", "condition": "used", "source": "Broker 7"}
     key = _write_key(db)
     assert client.post("/prices", json=quote, headers=key).status_code == 201
+    ranked_quote = {**quote, "gpu_id": "rtx-3090", "usd": "1150"}
+    assert client.post("/prices", json=ranked_quote, headers=key).status_code == 201
     # A key's quote is that key's: a browser without it is shown no best quote.
     gpu = client.get("/gpus/rtx-4090", headers=html).text
     assert 'id="best-quotes"' not in gpu
     assert "mean of the cheapest asking prices" in gpu and "stale" in gpu
     ranked = client.get("/?task=cv&memory_gb=24&condition=used", headers={**html, **key}).text
-    assert "best posted quote $2,300 (Broker 7" in ranked
+    assert "best posted quote $1,150 (Broker 7" in ranked
     anonymous = client.get("/?task=cv&memory_gb=24&condition=used", headers=html).text
     assert "Broker 7" not in anonymous

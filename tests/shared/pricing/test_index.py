@@ -38,7 +38,9 @@ def test_one_mislabelled_month_barely_moves_the_index():
     points = _trend(0.0, 12, offsets={"sold": 0.0, "asks": 0.0})
     # A search that priced another card: one month of card-b at 5x.
     bad = next(p for p in points if p.gpu_id == "card-b" and p.month == START + 5)
-    points[points.index(bad)] = MonthlyPoint("card-b", "used", bad.series, bad.month, bad.usd * 5, 3)
+    points[points.index(bad)] = MonthlyPoint(
+        "card-b", "used", bad.series, bad.month, bad.usd * 5, 3
+    )
     [group] = build_index(points, PEERS).for_card("card-a", "used")
     assert abs(group.change(START, START + 5)) < 0.1
 

@@ -82,7 +82,7 @@ def test_no_index_across_the_gap_leaves_the_card_unranked_with_its_reason():
     stale = today_price(_market(at=seen), index, NOW, stale_days=90)
     assert isinstance(stale, Unpriced)
     assert stale.last_usd == Decimal("1000") and stale.last_observed_at == seen
-    assert "index has no data within" in stale.reason
+    assert "index has no data from" in stale.reason
     lonely = today_price(_market(gpu_id="rtx-3090", at=seen), build_index([], PEERS), NOW, 90)
     assert isinstance(lonely, Unpriced) and "no index of comparable cards" in lonely.reason
 
