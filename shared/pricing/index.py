@@ -177,7 +177,7 @@ def load_points(
     o = PriceObservation
     month = _month_expression(session)
     query = (
-        select(
+        select(  # type: ignore[call-overload]
             col(o.gpu_id),
             col(o.condition),
             col(o.kind),
@@ -270,7 +270,7 @@ def load_cloud_points(session: Session) -> list[MonthlyPoint]:
     points: dict[tuple[str, str, str, int], tuple[float, int]] = {}
     for pricing, column in (("on-demand", o.on_demand_usd_per_hour), ("spot", o.spot_usd_per_hour)):
         query = (
-            select(
+            select(  # type: ignore[call-overload]
                 col(o.gpu_id),
                 col(o.provider),
                 col(o.measure),
@@ -375,7 +375,7 @@ def _huber_solve(matrix: np.ndarray, target: np.ndarray, observed: int) -> np.nd
         weights[:observed] = np.minimum(1.0, bound / np.maximum(np.abs(residual), 1e-12))
         root = np.sqrt(weights)[:, None]
         solution = np.linalg.lstsq(matrix * root, target * root[:, 0], rcond=None)[0]
-    return solution
+    return np.asarray(solution)
 
 
 def _volatility(points: Sequence[MonthlyPoint], market: MarketIndex) -> Volatility:

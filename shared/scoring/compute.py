@@ -325,19 +325,38 @@ def _row(
         "price_observed_at": price.observed_at,
         "price_n": price.n,
         "price_measure": price.measure,
-        "price_band_low": today.band_low if priced else None,
-        "price_band_high": today.band_high if priced else None,
-        "price_estimated": today.estimated if priced else False,
-        "price_basis": today.basis[:512] if priced else None,
-        "price_last_usd": today.last_usd,
-        "price_last_observed_at": today.last_observed_at,
-        "price_note": price.note[:512] if price.note else None,
-        "unranked_reason": None if priced else today.reason[:512],
+        **_today_columns(today, price.note),
         "system_cost_usd": price.system_usd,
-        "perf_per_dollar": perf_per_dollar(prediction.relative_throughput, total)
-        if priced
-        else 0.0,
+        "perf_per_dollar": (
+            perf_per_dollar(prediction.relative_throughput, total) if priced else 0.0
+        ),
         "model_version": prediction.model_version,
         "explanation": prediction.explanation,
         "computed_at": now,
+    }
+
+
+def _today_columns(today: CardPrice, note: str | None) -> dict[str, Any]:
+    """A Score row's today's-price columns: the band and basis, or why there is none."""
+    common = {
+        "price_last_usd": today.last_usd,
+        "price_last_observed_at": today.last_observed_at,
+        "price_note": note[:512] if note else None,
+    }
+    if isinstance(today, TodayPrice):
+        return {
+            **common,
+            "price_band_low": today.band_low,
+            "price_band_high": today.band_high,
+            "price_estimated": today.estimated,
+            "price_basis": today.basis[:512],
+            "unranked_reason": None,
+        }
+    return {
+        **common,
+        "price_band_low": None,
+        "price_band_high": None,
+        "price_estimated": False,
+        "price_basis": None,
+        "unranked_reason": today.reason[:512],
     }

@@ -31,7 +31,12 @@ Verdict = Literal["below_market", "fair", "above_market", "no_market"]
 # The band is the 80 % interval: below its low end is cheaper than 9 in 10 market prices.
 BELOW, ABOVE = 10.0, 90.0
 PRECISION = "fp16"
-ALTERNATIVE_CONDITIONS = {"used": "used", "new": "new", "cloud": "cloud:on-demand"}
+AlternativeKind = Literal["used", "new", "cloud"]
+ALTERNATIVE_CONDITIONS: dict[AlternativeKind, str] = {
+    "used": "used",
+    "new": "new",
+    "cloud": "cloud:on-demand",
+}
 
 
 class PriceCheckRequest(BaseModel):
@@ -66,7 +71,7 @@ class EvidenceOut(BaseModel):
 
 
 class AlternativeOut(BaseModel):
-    kind: Literal["used", "new", "cloud"]
+    kind: AlternativeKind
     gpu: str
     gpu_name: str
     usd: Decimal = Field(description="today's price per GPU (per GPU-hour for cloud)")
@@ -234,7 +239,7 @@ def _alternatives(
         rental = kind == "cloud"
         found.append(
             AlternativeOut(
-                kind=kind,  # type: ignore[arg-type]
+                kind=kind,
                 gpu=best.gpu_id,
                 gpu_name=catalog[best.gpu_id].name,
                 usd=best.price_usd,

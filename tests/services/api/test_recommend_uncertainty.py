@@ -91,7 +91,7 @@ def test_unranked_cards_are_listed_with_their_last_price_and_reason(bundled_clie
 
 
 def test_prices_as_of_is_the_market_never_a_posted_quote(market_client):
-    with session_scope(market_client.app.state.engine) as session:  # type: ignore[attr-defined]
+    with session_scope(market_client.app.state.engine) as session:
         created = create_key(session, "prices-as-of", "write")
     before = _recommend(market_client, task="cv", memory_gb=8)
     posted = market_client.post(
@@ -101,7 +101,7 @@ def test_prices_as_of_is_the_market_never_a_posted_quote(market_client):
     )
     assert posted.status_code == 201, posted.text
     # The recompute a price write queues, run here rather than waited for.
-    with session_scope(market_client.app.state.engine) as session:  # type: ignore[attr-defined]
+    with session_scope(market_client.app.state.engine) as session:
         recompute(session)
     after = _recommend(market_client, task="cv", memory_gb=8)
     assert after["computed_at"] != before["computed_at"]

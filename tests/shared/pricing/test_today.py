@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
@@ -94,14 +95,10 @@ def test_thin_asks_are_not_a_price_and_used_above_new_is_said():
     prices = card_prices({"new": new, "used": used}, index, NOW, 90)
     assert "used priced above new" in prices.notes["used"]
     assert prices.by_condition["any"] == prices.by_condition["new"]
-    thin = MarketPrice(**{**_fields(used), "thin_reason": "only 2 asking prices"})
+    thin = replace(used, thin_reason="only 2 asking prices")
     alone = card_prices({"used": thin}, index, NOW, 90)
     assert isinstance(alone.by_condition["used"], Unpriced)
     assert isinstance(alone.by_condition["any"], Unpriced)
-
-
-def _fields(price: MarketPrice) -> dict[str, object]:
-    return {name: getattr(price, name) for name in price.__slots__}
 
 
 def _offer(provider: str, usd: str, pricing: str = "on-demand") -> CloudOffer:
