@@ -108,7 +108,14 @@ def _recomputed(client: httpx.Client, before: object) -> bool:
 
 
 def _market_key(client: httpx.Client) -> tuple[object, ...]:
-    price = _gpu_price(_recommend(client))
+    body = _recommend(client)
+    unranked = body["unranked"]
+    assert isinstance(unranked, list)
+    # A card whose window holds too few asks is unranked: its last price still moves.
+    for card in unranked:
+        if card["gpu"]["id"] == GPU:
+            return card["last_usd"], card["reason"], card["last_observed_at"]
+    price = _gpu_price(body)
     return price["usd"], price["n"], price["observed_at"]
 
 
