@@ -104,11 +104,18 @@ def cheapest_offer(
     return cheapest_of(offers, pricing, currency)
 
 
+def current_prices(
+    offers: Iterable[CloudOffer], pricing: str, currency: Currency
+) -> list[CloudPrice]:
+    """Per-GPU-hour prices of the current offers at `pricing`; whole GPUs only."""
+    whole = [o for o in offers if o.gpu_count >= 1 and _hourly(o, pricing) is not None]
+    return [p for o in current_offers(whole, currency) if (p := to_price(o, pricing))]
+
+
 def cheapest_of(
     offers: Iterable[CloudOffer], pricing: str, currency: Currency
 ) -> CloudPrice | None:
-    whole = [o for o in offers if o.gpu_count >= 1 and _hourly(o, pricing) is not None]
-    prices = [p for o in current_offers(whole, currency) if (p := to_price(o, pricing))]
+    prices = current_prices(offers, pricing, currency)
     if not prices:
         return None
     return min(prices, key=lambda p: (p.usd_per_gpu_hour, p.provider, p.instance_type))
@@ -133,8 +140,7 @@ def rental_of(
 ) -> Rental | None:
     """The current rental price at `pricing`, offers far below the GPU's median current
     offer (by `factor`, with 3 or more offers) held back like a quarantined price."""
-    whole = [o for o in offers if o.gpu_count >= 1 and _hourly(o, pricing) is not None]
-    prices = [p for o in current_offers(whole, currency) if (p := to_price(o, pricing))]
+    prices = current_prices(offers, pricing, currency)
     if not prices:
         return None
     median = Decimal(statistics.median(p.usd_per_gpu_hour for p in prices)).quantize(PER_GPU_HOUR)

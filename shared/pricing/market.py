@@ -251,17 +251,17 @@ def _series_price(
         return None
     counts = _Counts(sold_n, probable, removed)
     price = _aggregate(newest, condition, policy, kept, basis, source_stale, counts)
-    if price.measure == ASK and _is_marketplace(newest) and price.n < policy.min_asks:
+    if (
+        price.measure == ASK
+        and is_marketplace(newest.kind, newest.source)
+        and price.n < policy.min_asks
+    ):
         thin = (
             f"only {price.n} asking price{'s' if price.n > 1 else ''} on a marketplace "
             f"(a market price needs {policy.min_asks})"
         )
         return replace(price, thin_reason=thin)
     return price
-
-
-def _is_marketplace(o: Observation) -> bool:
-    return is_marketplace(o.kind, o.source)
 
 
 def is_marketplace(kind: str, source: str) -> bool:

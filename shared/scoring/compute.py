@@ -233,7 +233,7 @@ def _gpu_rows(
                             precision,
                             condition,
                             prediction,
-                            _bought(gpu, price, base),
+                            _bought(price, base),
                             now,
                         )
                     )
@@ -261,32 +261,22 @@ class _Priced:
     note: str | None
 
 
-def _bought(gpu: GpuSpec, priced: Priced, system_usd: Decimal) -> _Priced:
-    today = priced.price
-    if isinstance(today, TodayPrice):
-        usd, observed_at = today.usd, today.last_observed_at
-    else:
-        usd, observed_at = today.last_usd, today.last_observed_at
-    return _Priced(
-        usd,
-        system_usd,
-        today.condition,
-        today.kind,
-        today.source,
-        observed_at,
-        today.n if isinstance(today, TodayPrice) else 0,
-        today.measure,
-        today,
-        priced.note,
-    )
+def _bought(priced: Priced, system_usd: Decimal) -> _Priced:
+    return _priced_columns(priced, system_usd, priced.price.condition)
 
 
 def _rented(priced: Priced) -> _Priced:
+    # The hourly price includes the machine around the GPU.
+    return _priced_columns(priced, Decimal(0), "cloud")
+
+
+def _priced_columns(priced: Priced, system_usd: Decimal, condition: str) -> _Priced:
+    """Today's price, or for an unranked card the last price it was seen at."""
     today = priced.price
     return _Priced(
         today.usd if isinstance(today, TodayPrice) else today.last_usd,
-        Decimal(0),  # the hourly price includes the machine around the GPU
-        "cloud",
+        system_usd,
+        condition,
         today.kind,
         today.source,
         today.last_observed_at,

@@ -26,6 +26,7 @@ from shared.catalog.specs import load_catalog
 from shared.models import Score
 from shared.pricing.quarantine import QuarantineRules, reference_details
 from shared.pricing.today import Z_80
+from shared.scoring.value import per_dollar_interval, price_band
 
 Verdict = Literal["below_market", "fair", "above_market", "no_market"]
 # The band is the 80 % interval: below its low end is cheaper than 9 in 10 market prices.
@@ -188,14 +189,13 @@ def _evidence(market: Score | None, usd: Decimal) -> tuple[EvidenceOut, float | 
             ),
             None,
         )
-    band_low = market.price_band_low if market.price_band_low is not None else market.price_usd
     evidence = EvidenceOut(
         series=market.price_source,
         measure=market.price_measure,
         n=market.price_n,
         observed_at=market.price_last_observed_at or market.price_observed_at,
         today_usd=market.price_usd,
-        band_usd=(band_low, market.price_band_high),
+        band_usd=price_band(market),
         estimated=market.price_estimated,
         basis=market.price_basis or "",
     )
@@ -254,9 +254,5 @@ def _alternatives(
 
 def _interval(score: Score) -> tuple[float, float]:
     """A single GPU's perf per dollar at (low performance, high price) and the reverse."""
-    band_low = score.price_band_low if score.price_band_low is not None else score.price_usd
-    band_high = score.price_band_high if score.price_band_high is not None else score.price_usd
-    return (
-        perf_per_dollar(score.interval_low, band_high + score.system_cost_usd),
-        perf_per_dollar(score.interval_high, band_low + score.system_cost_usd),
-    )
+    performance = (score.interval_low, score.interval_high)
+    return per_dollar_interval(performance, price_band(score), 1, score.system_cost_usd)

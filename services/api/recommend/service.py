@@ -47,6 +47,7 @@ from shared.pricing.measures import describe
 from shared.pricing.quotes import best_for, best_quotes, quotes_shown_to, recent_quotes
 from shared.scoring.ages import ages_of
 from shared.scoring.caveats import build_caveats
+from shared.scoring.value import per_dollar_interval, price_band
 
 
 def recommend_json(
@@ -233,14 +234,9 @@ def _sort_key(
 def _per_dollar_interval(row: Ranked, speed: Speed, query: RecommendQuery) -> tuple[float, float]:
     """Perf per dollar at (low performance, high price) and (high performance, low price):
     the model's 80 % interval of the build and the price's 80 % band."""
-    score = row.score
-    low_perf, high_perf = _performance_interval(row, speed)
-    band_low = score.price_band_low if score.price_band_low is not None else score.price_usd
-    band_high = score.price_band_high if score.price_band_high is not None else score.price_usd
     _, system, _ = _build(row, speed, query)
-    return (
-        perf_per_dollar(low_perf, band_high * query.count + system),
-        perf_per_dollar(high_perf, band_low * query.count + system),
+    return per_dollar_interval(
+        _performance_interval(row, speed), price_band(row.score), query.count, system
     )
 
 
