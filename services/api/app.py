@@ -23,13 +23,14 @@ from services.api.prices.cache import PriceCache
 from services.api.prices.router import router as prices_router
 from services.api.quotes.router import router as quotes_router
 from services.api.ratelimit import RateLimiter
-from services.api.recommend.cache import ResponseCache, ScoreCache
+from services.api.recommend.cache import ResponseCache
 from services.api.recommend.router import router as recommend_router
 from services.api.sources.router import router as sources_router
 from services.api.strict import reject_unknown_query
 from services.api.tco.router import router as tco_router
 from services.api.web.router import router as web_router
 from shared.kit.settings import Settings, get_settings
+from shared.recommend.scores import ScoreCache
 from shared.wiring.bootstrap import prepare_database
 from shared.wiring.runtime import close_context, open_context
 from shared.wiring.scheduler import InProcessScheduler

@@ -10,21 +10,22 @@ from fastapi import APIRouter, Query, Request, Response
 from services.api.auth import KEY_OPTIONAL, OptionalKey
 from services.api.deps import ModelDep, SessionDep, SettingsDep
 from services.api.errors import InvalidParameter
-from services.api.recommend.cache import ResponseCache, ScoreCache
-from services.api.recommend.llm import default_weights, llm_memory_estimate
-from services.api.recommend.schemas import (
-    LlmMode,
-    MemoryEstimateOut,
-    RecommendQuery,
-    RecommendResponse,
-    Sort,
-    WeightPrecision,
-)
+from services.api.recommend.cache import ResponseCache
+from services.api.recommend.schemas import RecommendResponse
 from services.api.recommend.service import recommend_json
 from shared.alerts.keys import quote_viewer
 from shared.builds.schemas import Condition, Deployment, Network, Precision, Pricing, Task
 from shared.catalog.tasks import TASKS
 from shared.pricing.quotes import sees_recent_quotes, show_quotes_to
+from shared.recommend.memory import default_weights, llm_memory_estimate
+from shared.recommend.schemas import (
+    LlmMode,
+    MemoryEstimateOut,
+    RecommendQuery,
+    Sort,
+    WeightPrecision,
+)
+from shared.recommend.scores import ScoreCache
 
 router = APIRouter(tags=["recommend"])
 

@@ -10,29 +10,8 @@ from pydantic import BaseModel, Field
 
 from services.api.builds.schemas import LayoutOut
 from services.api.prices.schemas import QuoteOut
-from shared.builds.schemas import Condition, Deployment, Network, Precision, Pricing, Task
-
-Sort = Literal["perf_per_dollar", "perf_per_dollar_expected", "performance"]
-SORT_DESCRIPTIONS = {
-    "perf_per_dollar": "perf per dollar at the low end of its 80 % interval (the worst the "
-    "performance interval and the price band allow), highest first",
-    "perf_per_dollar_expected": "perf per dollar at its central value, highest first",
-    "performance": "build performance at its central value, highest first",
-}
-LlmMode = Literal["inference", "full-finetune", "lora"]
-WeightPrecision = Literal["fp16", "bf16", "int8", "int4", "fp8", "fp4"]
-
-
-class MemoryEstimateOut(BaseModel):
-    params_b: float
-    mode: LlmMode
-    weights: WeightPrecision
-    context: int
-    batch: int
-    per_gpu_gb: float
-    total_gb: float
-    breakdown_gb: dict[str, float]
-    formula: str
+from shared.builds.schemas import Pricing
+from shared.recommend.schemas import RecommendQuery
 
 
 class GpuRef(BaseModel):
@@ -115,23 +94,6 @@ class RecommendResult(BaseModel):
         description="the best posted quote for this GPU: shown beside the market price, "
         "never used by the ranking",
     )
-
-
-class RecommendQuery(BaseModel):
-    task: Task
-    memory_gb: float
-    memory_basis: str
-    memory_estimate: MemoryEstimateOut | None = None
-    precision: Precision
-    condition: Condition
-    pricing: Pricing = "on-demand"
-    budget_usd: float | None
-    count: int
-    datacenter: bool
-    limit: int
-    sort: Sort
-    deployment: Deployment = "auto"
-    network: Network = "infiniband"
 
 
 class EmptyReasonOut(BaseModel):

@@ -12,9 +12,9 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from services.api.recommend.llm import fits_memory, llm_memory_estimate
-from services.api.recommend.schemas import EmptyReasonOut, RecommendQuery, WeightPrecision
 from shared.perfmodel.memory import BYTES_PER_WEIGHT
+from shared.recommend.memory import fits_memory, llm_memory_estimate
+from shared.recommend.schemas import RecommendQuery, WeightPrecision
 
 MEMORY, STALE_RENTAL, LICENCE, BUDGET, PRECISION = (
     "memory",
@@ -25,6 +25,15 @@ MEMORY, STALE_RENTAL, LICENCE, BUDGET, PRECISION = (
 )
 MAX_COUNT = 64
 SMALLER_WEIGHTS: tuple[WeightPrecision, ...] = ("fp8", "int8", "int4", "fp4")
+
+
+@dataclass(frozen=True, slots=True)
+class EmptyReason:
+    """Why no GPU is left (GPUs removed per filter), and what would change that."""
+
+    message: str
+    removed: dict[str, int]
+    suggestions: list[str]
 
 
 @dataclass
@@ -45,9 +54,9 @@ class Exclusions:
             self.alone.setdefault(failures[0], []).append((memory_gb, usd))
 
 
-def explain_empty(query: RecommendQuery, found: Exclusions) -> EmptyReasonOut:
+def explain_empty(query: RecommendQuery, found: Exclusions) -> EmptyReason:
     if not found.priced:
-        return EmptyReasonOut(
+        return EmptyReason(
             message=f"no GPU has a {query.condition} price for {query.task} at {query.precision}",
             removed={},
             suggestions=["condition=any (new or used, the fresher price)", "another precision"],
@@ -70,7 +79,7 @@ def explain_empty(query: RecommendQuery, found: Exclusions) -> EmptyReasonOut:
     if not suggestions:
         suggestions.append("relax more than one filter: each GPU is removed by several")
     parts = [f"{name.replace('_', ' ')} removed {n}" for name, n in found.removed.items() if n]
-    return EmptyReasonOut(
+    return EmptyReason(
         message=f"no GPU left of {len(found.priced)} priced: " + ", ".join(parts),
         removed=dict(found.removed),
         suggestions=suggestions,

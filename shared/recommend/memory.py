@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from services.api.recommend.schemas import LlmMode, MemoryEstimateOut, WeightPrecision
 from shared.perfmodel.memory import llm_memory, split_across
+from shared.recommend.schemas import LlmMode, MemoryEstimateOut, WeightPrecision
 
 
 def default_weights(precision: str) -> WeightPrecision:

@@ -1,0 +1,289 @@
+"""Ranking GPUs from the precomputed Score rows.
+
+Score rows hold one GPU's speed and price; the build for `count` GPUs (layout,
+system cost, speed-up: shared/builds, as quotes, TCO and /model/predict use it) is
+applied here because it is cheap and would multiply the stored rows by every count.
+Rentals (condition=cloud) rank the same way on the hourly price per GPU, with no system
+cost: performance per dollar-hour. The default order is the low end of perf per
+dollar's 80 % interval, so a card known only by extrapolation or an estimated price tops
+a well-measured, freshly priced one only if it wins even at its worst.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+
+from sqlmodel import Session
+
+from shared.builds.build import Build, cloud_layout, perf_per_dollar, plan_build
+from shared.builds.layout import Layout
+from shared.builds.speed import build_speedup
+from shared.catalog.specs import GpuSpec
+from shared.kit.settings import Settings
+from shared.models import Score, ScoreState
+from shared.perfmodel.classmodel import ClassModel
+from shared.perfmodel.workloads import LlmWorkload
+from shared.pricing.measures import describe
+from shared.recommend import empty
+from shared.recommend.memory import fits_memory
+from shared.recommend.schemas import RecommendQuery
+from shared.recommend.scores import Ranked, ScoreCache
+from shared.scoring.ages import PriceAges, ages_of
+from shared.scoring.caveats import build_caveats
+from shared.scoring.value import per_dollar_interval, price_band
+
+
+@dataclass(frozen=True, slots=True)
+class Speed:
+    """One GPU's build for this query: single-GPU performance, the layout's speed-up, the
+    model's explanation, and the machines (system cost is None for rentals)."""
+
+    single: float
+    speedup: float
+    basis: str
+    layout: Layout
+    build: Build | None
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One ranked build: `count` of one GPU, its numbers, caveats and explanation."""
+
+    row: Ranked
+    speed: Speed
+    performance: float
+    performance_interval: tuple[float, float]
+    system_usd: Decimal
+    # Dollars for a bought build; dollars per hour of the whole build for a rental.
+    total_usd: Decimal
+    per_dollar: float
+    per_dollar_interval: tuple[float, float]
+    caveats: list[str]
+    explanation: str
+
+    @property
+    def rental(self) -> bool:
+        return is_rental(self.row)
+
+
+@dataclass(frozen=True, slots=True)
+class Ranking:
+    entries: list[Entry]
+    # Cards that pass the filters with no price today (Score.unranked_reason), by id.
+    unranked: list[Ranked]
+    # The ages of the prices of every candidate (ranked or cut by the limit).
+    market: PriceAges | None
+    empty: empty.EmptyReason | None
+
+
+def rank(
+    session: Session,
+    cache: ScoreCache,
+    query: RecommendQuery,
+    settings: Settings,
+    model: ClassModel,
+    state: ScoreState | None,
+    now: datetime | None = None,
+) -> Ranking:
+    now = now or datetime.now(UTC)
+    rows = cache.rows(session, state, (query.task, query.precision, score_condition(query)))
+    # A rental price that aged past the stale age since the last recompute is history.
+    history_before = now - timedelta(days=settings.price_stale_days)
+    found = empty.Exclusions()
+    eligible = []
+    unranked = []
+    for row in rows:
+        if row.score.unranked_reason is not None:
+            if not _failures(row, query, history_before, priced=False):
+                unranked.append(row)
+            continue
+        failures = _failures(row, query, history_before)
+        found.add(row.spec.id, failures, row.spec.memory_gb, float(row.score.price_usd))
+        if not failures:
+            eligible.append(row)
+    # One model call per GPU and request; GPUs that cannot run the query drop out.
+    speeds = {r.spec.id: _speed(r, query, settings, model) for r in eligible}
+    candidates = [(r, speed) for r in eligible if (speed := speeds[r.spec.id]) is not None]
+    if unrunnable := len(eligible) - len(candidates):
+        found.removed[empty.PRECISION] += unrunnable
+    # Rank on the cheap numbers first; only the returned rows get caveats and text.
+    ranked = sorted(candidates, key=lambda c: _sort_key(c[0], c[1], query))[: query.limit]
+    entries = [_entry(r, sp, query, settings, now) for r, sp in ranked]
+    scores = [r.score for r, _ in candidates]
+    return Ranking(
+        entries=entries,
+        unranked=sorted(unranked, key=lambda r: r.spec.id),
+        market=ages_of(scores, now, settings.price_stale_days) if scores else None,
+        empty=None if entries else empty.explain_empty(query, found),
+    )
+
+
+def score_condition(query: RecommendQuery) -> str:
+    """The Score rows' condition: rentals are ranked per pricing."""
+    return f"cloud:{query.pricing}" if query.condition == "cloud" else query.condition
+
+
+def is_rental(row: Ranked) -> bool:
+    return row.score.condition.startswith("cloud:")
+
+
+def request_llm(query: RecommendQuery) -> LlmWorkload | None:
+    """The LLM an llm-inference query describes (params_b with mode=inference)."""
+    estimate = query.memory_estimate
+    if query.task != "llm-inference" or estimate is None or estimate.mode != "inference":
+        return None
+    return LlmWorkload(
+        estimate.params_b,
+        weights=estimate.weights,
+        batch=estimate.batch,
+        context=estimate.context,
+    )
+
+
+def _speed(
+    row: Ranked, query: RecommendQuery, settings: Settings, model: ClassModel
+) -> Speed | None:
+    """None if the GPU cannot run the query's weight format. Without an LLM the stored
+    score (the task's default workload) is used. Bought builds are laid out by the one
+    build model; rented GPUs come in cloud servers of 8."""
+    if is_rental(row):
+        build = None
+        layout = cloud_layout(row.spec, query.count)
+    else:
+        build = plan_build([row.spec], query.count, settings, query.deployment, query.network)
+        layout = build.layout
+    llm = request_llm(query)
+    found = build_speedup(
+        model, [row.spec], layout, query.task, query.precision, query.network, llm
+    )
+    if found is None:
+        return None
+    if llm is None:
+        single, basis = row.score.relative_performance, row.score.explanation
+    else:
+        single, basis = found.single.relative_throughput, found.single.explanation
+    return Speed(single, found.speedup, basis, layout, build)
+
+
+def _build(row: Ranked, speed: Speed, query: RecommendQuery) -> tuple[float, Decimal, Decimal]:
+    """(build performance, system cost, total cost) of `count` of this GPU; for rentals the
+    total is dollars per hour of the whole build."""
+    gpus = row.score.price_usd * query.count
+    if speed.build is None:
+        return speed.single * speed.speedup, Decimal(0), gpus
+    return speed.single * speed.speedup, speed.build.system_usd, speed.build.total_usd(gpus)
+
+
+def _sort_key(row: Ranked, speed: Speed, query: RecommendQuery) -> tuple[float, str]:
+    performance, _, total = _build(row, speed, query)
+    if query.sort == "performance":
+        value = performance
+    elif query.sort == "perf_per_dollar_expected":
+        value = perf_per_dollar(performance, total)
+    else:
+        value = _per_dollar_interval(row, speed, query)[0]
+    return -value, row.spec.id
+
+
+def _per_dollar_interval(row: Ranked, speed: Speed, query: RecommendQuery) -> tuple[float, float]:
+    """Perf per dollar at (low performance, high price) and (high performance, low price):
+    the model's 80 % interval of the build and the price's 80 % band."""
+    _, system, _ = _build(row, speed, query)
+    return per_dollar_interval(
+        _performance_interval(row, speed), price_band(row.score), query.count, system
+    )
+
+
+def _performance_interval(row: Ranked, speed: Speed) -> tuple[float, float]:
+    """The stored interval, moved to this query's speed (same relative width)."""
+    score = row.score
+    scale = speed.single / score.relative_performance * speed.speedup
+    return score.interval_low * scale, score.interval_high * scale
+
+
+def _failures(
+    row: Ranked, query: RecommendQuery, history_before: datetime, *, priced: bool = True
+) -> list[str]:
+    """The filters that remove `row` from the ranking (none: it stays), in order; a card
+    with no price today (`priced` False) meets only those that need no price."""
+    failed = []
+    if not fits_memory(row.spec.memory_gb, query.memory_gb):
+        failed.append(empty.MEMORY)
+    if (
+        priced
+        and is_rental(row)
+        and not row.score.price_estimated
+        and row.score.price_observed_at < history_before
+    ):
+        failed.append(empty.STALE_RENTAL)
+    if query.datacenter and row.spec.geforce_eula:
+        failed.append(empty.LICENCE)
+    if priced and query.budget_usd is not None and float(row.score.price_usd) > query.budget_usd:
+        failed.append(empty.BUDGET)
+    return failed
+
+
+def _entry(
+    row: Ranked, speed: Speed, query: RecommendQuery, settings: Settings, now: datetime
+) -> Entry:
+    spec, score = row.spec, row.score
+    performance, system, total = _build(row, speed, query)
+    return Entry(
+        row=row,
+        speed=speed,
+        performance=performance,
+        performance_interval=_performance_interval(row, speed),
+        system_usd=system,
+        total_usd=total,
+        per_dollar=perf_per_dollar(performance, total),
+        per_dollar_interval=_per_dollar_interval(row, speed, query),
+        caveats=build_caveats(
+            spec,
+            query.count,
+            score.price_observed_at,
+            now,
+            stale_days=settings.price_stale_days,
+            rental=is_rental(row),
+            estimated=score.price_estimated,
+        )
+        + ([score.price_note] if score.price_note else [])
+        + _memory_caveat(spec.memory_gb, query.memory_gb),
+        explanation=_explain(spec, score, query, speed, total, rental=is_rental(row)),
+    )
+
+
+def _memory_caveat(card_gb: float, need_gb: float) -> list[str]:
+    if need_gb <= card_gb:
+        return []
+    return [
+        f"at the memory limit: needs {need_gb:.2f} GB of {card_gb:g} GB per GPU "
+        "(within rounding); a shorter context or smaller batch leaves headroom"
+    ]
+
+
+def _explain(
+    spec: GpuSpec,
+    score: Score,
+    query: RecommendQuery,
+    speed: Speed,
+    total: Decimal,
+    *,
+    rental: bool,
+) -> str:
+    build = f"{query.count}x " if query.count > 1 else ""
+    scaling = f", x{speed.speedup:.2f} for {query.count} GPUs" if query.count > 1 else ""
+    said = (
+        f"{build}{spec.name}: {speed.single:.2f}x the reference on "
+        f"{query.task} at {query.precision}{scaling} ({speed.basis}); "
+    )
+    dated = f"{describe(score.price_measure)}, {score.price_observed_at.date().isoformat()}"
+    if rental:
+        return (
+            f"{said}${score.price_usd:,.3f} per GPU-hour {query.pricing} ({dated}) "
+            f"= ${total:,.2f}/h for the build"
+        )
+    return (
+        f"{said}${score.price_usd:,.0f} {score.price_condition} ({dated}) + system = ${total:,.0f}"
+    )
