@@ -9,8 +9,6 @@ from __future__ import annotations
 import json
 import sys
 import warnings
-from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -20,74 +18,19 @@ import typer
 
 from services.scraper.blocks import block_page
 from services.scraper.errors import ParseError
-from services.scraper.listing import CloudListing, RawListing
+from services.scraper.listing import RawListing
 from services.scraper.money import Money
 from services.scraper.pipeline import PriceBounds
-from services.scraper.registry import SOURCES
+from services.scraper.registry import SOURCES, SourceKind, SourceSpec
 from services.scraper.settings import ScraperSettings, get_scraper_settings
-from services.scraper.sources import (
-    aws_pricing,
-    azure_prices,
-    bhphoto,
-    ebay,
-    ebay_browse,
-    lambda_cloud,
-    newegg,
-    vast,
-)
 from services.scraper.verdict import CloudVerdict, cloud_verdicts, listing_verdict
 from shared.matching.titles import match_title
-
-# The query of the default search URLs: it only matters for relative links and page kind.
-DEFAULT_QUERY = "graphics card"
-DEFAULT_AWS_REGION = "us-east-1"
 
 Json = dict[str, Any]
 
 
-@dataclass(frozen=True)
-class _Page:
-    """How to read a saved page of one source."""
-
-    parse: Callable[[bytes, str], list[RawListing]] | None
-    parse_cloud: Callable[[bytes, str, datetime], list[CloudListing]] | None
-    default_url: Callable[[ScraperSettings], str]
-
-
-def _market(
-    parse: Callable[[bytes, str], list[RawListing]], url: Callable[[ScraperSettings], str]
-) -> _Page:
-    return _Page(parse, None, url)
-
-
-def _cloud(
-    parse: Callable[..., list[CloudListing]], url: Callable[[ScraperSettings], str]
-) -> _Page:
-    def read(body: bytes, page_url: str, when: datetime) -> list[CloudListing]:
-        return parse(body, page_url, observed_at=when)
-
-    return _Page(None, read, url)
-
-
-PAGES: dict[str, _Page] = {
-    "ebay": _market(ebay.parse, lambda s: ebay.search_url(s.ebay_base_url, DEFAULT_QUERY)),
-    "ebay_browse": _market(
-        ebay_browse.parse, lambda s: ebay_browse.search_url(s.ebay_api_base_url, DEFAULT_QUERY)
-    ),
-    "newegg": _market(newegg.parse, lambda s: newegg.search_url(s.newegg_base_url, DEFAULT_QUERY)),
-    "bhphoto": _market(
-        bhphoto.parse, lambda s: bhphoto.search_url(s.bhphoto_base_url, DEFAULT_QUERY)
-    ),
-    "azure": _cloud(azure_prices.parse, lambda s: azure_prices.prices_url(s.azure_prices_base_url)),
-    "aws": _cloud(
-        aws_pricing.parse,
-        lambda s: aws_pricing.offer_file_url(s.aws_pricing_base_url, DEFAULT_AWS_REGION),
-    ),
-    "vast": _cloud(vast.parse, lambda s: vast.offers_url(s.vast_base_url)),
-    "lambda": _cloud(
-        lambda_cloud.parse, lambda s: lambda_cloud.instance_types_url(s.lambda_base_url)
-    ),
-}
+def _names(kind: SourceKind) -> str:
+    return ", ".join(name for name, spec in SOURCES.items() if spec.kind is kind)
 
 
 # Paragraphs are single lines: the help renderer wraps them to the terminal.
@@ -97,9 +40,9 @@ HELP = (
     "condition, listing_type, quantity, gpu_id and reason (null when the line is priced "
     "and matched; otherwise the price issue, the title matcher's rejection or the "
     "pipeline's).\n\n"
-    "Market sources (ebay, ebay_browse, newegg, bhphoto): one line per listing; quantity "
+    f"Market sources ({_names(SourceKind.MARKET)}): one line per listing; quantity "
     "and gpu_id come from the title matcher.\n\n"
-    "Cloud sources (azure, aws, vast, lambda): one line per instance type and region (per "
+    f"Cloud sources ({_names(SourceKind.CLOUD)}): one line per instance type and region (per "
     "offer on vast), with its on-demand and spot prices on the same line: price is the "
     "hourly price of the whole instance, on demand (spot when there is no on-demand "
     "price; `pricing` says which), spot_price the spot one; quantity is the GPUs per "
@@ -124,8 +67,9 @@ def parse_page(
     ] = None,
 ) -> None:
     """Parse a saved page offline; one JSON line per listing or offer (see --help)."""
-    page = PAGES.get(source)
-    if page is None:
+    # Every discovered source reads its own saved pages (SourceSpec.parse_page).
+    spec = SOURCES.get(source)
+    if spec is None:
         valid = ", ".join(SOURCES)
         raise typer.BadParameter(
             f"unknown source {source!r}; valid: {valid}", param_hint="--source"
@@ -142,7 +86,7 @@ def parse_page(
         with warnings.catch_warnings():
             # Parser warnings (undecodable bytes...) would break the one-line stderr contract.
             warnings.simplefilter("ignore")
-            lines = page_lines(source, page, body, url, get_scraper_settings())
+            lines = page_lines(spec, body, url, get_scraper_settings())
     except ParseError as exc:
         _fail(1, f"{source}: cannot parse {file}: {type(exc).__name__}: {exc.reason}")
     except Exception as exc:  # the contract: any page we cannot read is exit 1, one line
@@ -157,28 +101,14 @@ def _fail(code: int, message: str) -> NoReturn:
 
 
 def page_lines(
-    source: str, page: _Page, body: bytes, url: str | None, settings: ScraperSettings
+    spec: SourceSpec, body: bytes, url: str | None, settings: ScraperSettings
 ) -> list[Json]:
     """The JSON objects for one page, in page order."""
-    page_url = url or page.default_url(settings)
-    if page.parse_cloud is not None:
-        offers = page.parse_cloud(body, page_url, datetime.now(UTC))
-        return [_cloud_line(source, verdict) for verdict in cloud_verdicts(offers)]
-    assert page.parse is not None
-    if source == "ebay" and url is None:
-        listings = _ebay_listings(body, ebay.canonical_search_url(body) or page_url)
-    else:
-        listings = page.parse(body, page_url)
+    page = spec.parse_page(body, url, settings, datetime.now(UTC))
+    if spec.kind is SourceKind.CLOUD:
+        return [_cloud_line(spec.name, verdict) for verdict in cloud_verdicts(page.offers)]
     bounds = PriceBounds.from_settings(settings)
-    return [_market_line(source, listing, bounds) for listing in listings]
-
-
-def _ebay_listings(body: bytes, url: str) -> list[RawListing]:
-    listings = ebay.parse(body, url)
-    if ebay.is_sold_search(url) or not any(item.sold_at for item in listings):
-        return listings
-    # "Sold <date>" captions: a sold search, whose uncaptioned cards are sales too.
-    return ebay.parse(body, ebay.as_sold_search(url))
+    return [_market_line(spec.name, listing, bounds) for listing in page.listings]
 
 
 def _market_line(source: str, listing: RawListing, bounds: PriceBounds) -> Json:

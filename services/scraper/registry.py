@@ -1,102 +1,64 @@
 """The scraped sources: name -> what it is, how it is collected, how often.
 
+Each source is one module of `services/scraper/sources/` that declares a module-level
+`SOURCE` (a `SourceSpec`, services/scraper/spec.py); `discover` finds them with pkgutil,
+so adding a source is adding its module (and its name to shared/sources/names.py, which
+the API reads without importing the scraper). Modules whose names start with "_" are
+the sources' shared helpers.
+
 Marketplaces and retailers are searched once per GPU family (the title matcher's
 families, so every catalog card is searched for); cloud APIs are fetched whole.
 """
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
-from enum import StrEnum
+from types import ModuleType
 
-from services.scraper import collect
-from services.scraper.collect import Collector
+from services.scraper import sources
 from services.scraper.settings import ScraperSettings
+from services.scraper.spec import SourceKind, SourceSpec
 from shared.matching.families import FAMILIES
+from shared.sources.names import SCRAPED_SOURCES
 
-HOUR = 3600
-
-
-class SourceKind(StrEnum):
-    # Listings of cards for sale: stored as price observations.
-    MARKET = "market"
-    # Hourly instance prices: stored as cloud offers.
-    CLOUD = "cloud"
+__all__ = ["SOURCES", "SourceKind", "SourceSpec", "UnknownSource", "discover", "get_source"]
 
 
-@dataclass(frozen=True)
-class SourceSpec:
-    name: str
-    kind: SourceKind
-    collector: Collector
-    default_interval_s: int
-    description: str
-    # Searched per GPU family (retail, marketplaces) or fetched whole (APIs).
-    searched: bool = False
+def source_modules(package: ModuleType = sources) -> list[ModuleType]:
+    """The package's source modules (not its "_" helpers), by module name."""
+    found = pkgutil.iter_modules(package.__path__, prefix=f"{package.__name__}.")
+    return [
+        importlib.import_module(info.name)
+        for info in sorted(found, key=lambda info: info.name)
+        if not info.name.rpartition(".")[2].startswith("_")
+    ]
 
 
-SOURCES: dict[str, SourceSpec] = {
-    spec.name: spec
-    for spec in (
-        SourceSpec(
-            "ebay",
-            SourceKind.MARKET,
-            collect.collect_ebay,
-            6 * HOUR,
-            "eBay search pages: active and sold listings",
-            searched=True,
-        ),
-        SourceSpec(
-            "ebay_browse",
-            SourceKind.MARKET,
-            collect.collect_ebay_browse,
-            6 * HOUR,
-            "eBay Browse API item_summary/search (active listings; needs API keys)",
-            searched=True,
-        ),
-        SourceSpec(
-            "newegg",
-            SourceKind.MARKET,
-            collect.collect_newegg,
-            12 * HOUR,
-            "Newegg desktop graphics card search pages",
-            searched=True,
-        ),
-        SourceSpec(
-            "bhphoto",
-            SourceKind.MARKET,
-            collect.collect_bhphoto,
-            12 * HOUR,
-            "B&H Photo search pages",
-            searched=True,
-        ),
-        SourceSpec(
-            "azure",
-            SourceKind.CLOUD,
-            collect.collect_azure,
-            24 * HOUR,
-            "Azure Retail Prices API, GPU VMs",
-        ),
-        SourceSpec(
-            "aws",
-            SourceKind.CLOUD,
-            collect.collect_aws,
-            24 * HOUR,
-            "AWS EC2 bulk price list CSV per region",
-        ),
-        # Marketplace offers come and go within the hour.
-        SourceSpec("vast", SourceKind.CLOUD, collect.collect_vast, HOUR, "vast.ai offers"),
-        SourceSpec(
-            "lambda",
-            SourceKind.CLOUD,
-            collect.collect_lambda,
-            6 * HOUR,
-            "Lambda Cloud instance types (needs an API key)",
-        ),
-    )
-}
+def discover(package: ModuleType = sources) -> dict[str, SourceSpec]:
+    """Each source module's `SOURCE`, by name: in the order of shared/sources/names.py
+    (markets first, the order `gpu-advisor scrape` runs and lists them), then any source
+    it does not list yet by name. A module without a spec, or two with one name, is a
+    programming error and fails here, at import, rather than in a run."""
+    specs: dict[str, SourceSpec] = {}
+    declared_in: dict[str, str] = {}
+    for module in source_modules(package):
+        spec = getattr(module, "SOURCE", None)
+        if not isinstance(spec, SourceSpec):
+            raise TypeError(f"{module.__name__} declares no SOURCE = SourceSpec(...)")
+        if spec.name in specs:
+            first = declared_in[spec.name]
+            raise ValueError(f"two sources named {spec.name!r}: {first}, {module.__name__}")
+        specs[spec.name] = spec
+        declared_in[spec.name] = module.__name__
+    listed = {name: i for i, name in enumerate(SCRAPED_SOURCES)}
+    order = sorted(specs, key=lambda name: (listed.get(name, len(listed)), name))
+    return {name: specs[name] for name in order}
+
+
+SOURCES: dict[str, SourceSpec] = discover()
 
 
 class UnknownSource(ValueError):

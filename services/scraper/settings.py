@@ -42,6 +42,9 @@ class ScraperSettings(BaseSettings):
     robots_failure_ttl_s: float = Field(default=600.0, gt=0, le=MAX_ROBOTS_TTL_S)
     conditional_cache_entries: int = Field(default=4096, ge=0)
 
+    # Each source's own settings, named by its module's `SOURCE.settings`
+    # (services/scraper/sources/<site>.py). Declared here, in one class, so that every
+    # GPU_ADVISOR_SCRAPER_* name stays what operators set and one object configures a run.
     ebay_base_url: str = "https://www.ebay.com"
     ebay_api_base_url: str = "https://api.ebay.com"
     ebay_marketplace_id: str = "EBAY_US"
@@ -60,7 +63,8 @@ class ScraperSettings(BaseSettings):
     max_unit_price_usd: Decimal = Field(default=Decimal("100000"), gt=0)
     # Quarantine settings are shared with posted prices: see shared/kit/settings.py.
 
-    # What a run fetches. Empty search_terms: one term per GPU family of the title matcher.
+    # What a run fetches, for every source. Empty search_terms: one term per GPU family of
+    # the title matcher.
     search_terms: list[str] = Field(default_factory=list)
     # Result pages per search term (eBay shows 240 listings a page); API pages per source.
     max_pages: int = Field(default=2, ge=1)

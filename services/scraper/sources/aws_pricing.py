@@ -15,10 +15,13 @@ import csv
 import io
 from datetime import datetime
 
+from services.scraper.collect import Crawl
 from services.scraper.errors import LayoutChanged, ParseError
 from services.scraper.listing import CloudListing
 from services.scraper.money import decimal_or_none
+from services.scraper.settings import ScraperSettings
 from services.scraper.sources._cloud import observed
+from services.scraper.spec import HOUR, ParsedPage, SourceKind, SourceSpec
 
 PROVIDER = "aws"
 PREAMBLE_LINES = 5
@@ -125,3 +128,36 @@ def _is_on_demand_linux(row: dict[str, str]) -> bool:
     return license_model == "No License required" and all(
         row.get(column) == value for column, value in _WANTED.items()
     )
+
+
+# --- The source: what a run fetches, what parse-page reads, the spec -------------------
+
+# The region of the offer file parse-page assumes for a saved page without a URL.
+PAGE_REGION = "us-east-1"
+
+
+async def collect(crawl: Crawl, terms: list[str]) -> None:
+    """One offer file per configured region."""
+    for region in crawl.settings.aws_regions:
+        url = offer_file_url(crawl.settings.aws_pricing_base_url, region)
+        result = await crawl.get(url)
+        crawl.harvest.cloud.extend(parse(result.body, url, observed_at=crawl.harvest.observed_at))
+
+
+def parse_page(
+    body: bytes, url: str | None, settings: ScraperSettings, observed_at: datetime
+) -> ParsedPage:
+    """A saved offer file; its URL defaults to the configured us-east-1 file."""
+    page_url = url or offer_file_url(settings.aws_pricing_base_url, PAGE_REGION)
+    return ParsedPage(offers=parse(body, page_url, observed_at=observed_at))
+
+
+SOURCE = SourceSpec(
+    PROVIDER,
+    SourceKind.CLOUD,
+    collect,
+    parse_page,
+    24 * HOUR,
+    "AWS EC2 bulk price list CSV per region",
+    settings=("aws_pricing_base_url", "aws_regions"),
+)

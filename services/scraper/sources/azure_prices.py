@@ -29,11 +29,14 @@ from typing import Any
 from urllib.parse import urlencode
 
 from services.scraper.cloud_match import GPU_COUNT_UNKNOWN, UNMAPPED_GPU, SkippedCloudListing
+from services.scraper.collect import Crawl, next_link
 from services.scraper.errors import LayoutChanged
 from services.scraper.listing import CloudListing
 from services.scraper.money import decimal_or_none
+from services.scraper.settings import ScraperSettings
 from services.scraper.sources._cloud import observed
 from services.scraper.sources._common import JsonObject, load_json
+from services.scraper.spec import HOUR, ParsedPage, SourceKind, SourceSpec
 from shared.matching import resolve_gpu_name
 
 PROVIDER = "azure"
@@ -250,3 +253,38 @@ def _listing(sku: str, region: str, prices: _Prices, when: datetime) -> CloudLis
         spot_usd_per_hour=spot,
         observed_at=when,
     )
+
+
+# --- The source: what a run fetches, what parse-page reads, the spec -------------------
+
+
+async def collect(crawl: Crawl, terms: list[str]) -> None:
+    """The GPU price pages, following `NextPageLink` up to `max_api_pages`."""
+    base = crawl.settings.azure_prices_base_url
+    url: str | None = prices_url(base)
+    when = crawl.harvest.observed_at
+    for _ in range(crawl.settings.max_api_pages):
+        if url is None:
+            return
+        result = await crawl.get(url)
+        crawl.harvest.cloud.extend(parse(result.body, url, observed_at=when))
+        url = next_link(crawl, next_page_url(result.body, url), base)
+
+
+def parse_page(
+    body: bytes, url: str | None, settings: ScraperSettings, observed_at: datetime
+) -> ParsedPage:
+    """A saved API page; its URL defaults to the configured API's first page."""
+    page_url = url or prices_url(settings.azure_prices_base_url)
+    return ParsedPage(offers=parse(body, page_url, observed_at=observed_at))
+
+
+SOURCE = SourceSpec(
+    PROVIDER,
+    SourceKind.CLOUD,
+    collect,
+    parse_page,
+    24 * HOUR,
+    "Azure Retail Prices API, GPU VMs",
+    settings=("azure_prices_base_url",),
+)

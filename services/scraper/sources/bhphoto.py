@@ -26,15 +26,18 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from datetime import datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any
 from urllib.parse import urlencode, urljoin, urlsplit
 
 from bs4 import BeautifulSoup, Tag
 
+from services.scraper.collect import Crawl, paged_search
 from services.scraper.errors import LayoutChanged
 from services.scraper.listing import ListingType, RawListing, price_fields
 from services.scraper.money import Money, is_price_range, parse_shipping
+from services.scraper.settings import ScraperSettings
 from services.scraper.sources._common import (
     JsonObject,
     href_of,
@@ -42,8 +45,10 @@ from services.scraper.sources._common import (
     text_of,
 )
 from services.scraper.sources._retail import listings_from_json_ld, retail_condition
+from services.scraper.spec import HOUR, PAGE_QUERY, ParsedPage, SourceKind, SourceSpec
 
-SOURCE = "bhphoto"
+# The source of this adapter's listings and errors (the source's name too).
+LISTING_SOURCE = "bhphoto"
 
 _ITEM_ID = re.compile(r"/c/product/(\d+-[A-Z]+)/")
 _CARD = '[data-selenium="miniProductPage"]'
@@ -77,7 +82,7 @@ def parse(body: str | bytes, url: str) -> list[RawListing]:
     preloaded = _preloaded_listings(soup, url)
     if preloaded is not None:
         return preloaded
-    structured = listings_from_json_ld(soup, SOURCE, url, item_id)
+    structured = listings_from_json_ld(soup, LISTING_SOURCE, url, item_id)
     return structured if structured is not None else _parse_cards(soup, url)
 
 
@@ -169,7 +174,7 @@ def _preloaded_listing(product: JsonObject, page_url: str) -> RawListing | None:
     href = _preloaded_url(product)
     price_text, price, issue = _preloaded_price(product.get("price"))
     return RawListing(
-        source=SOURCE,
+        source=LISTING_SOURCE,
         listing_id=listing_id,
         title=title,
         url=urljoin(page_url, href) if href else page_url,
@@ -220,10 +225,10 @@ def _parse_cards(soup: BeautifulSoup, url: str) -> list[RawListing]:
     if results is None:
         if soup.select_one(_NO_RESULTS) is not None:
             return []
-        raise LayoutChanged(SOURCE, url, f"no JSON-LD products and no {_RESULTS}")
+        raise LayoutChanged(LISTING_SOURCE, url, f"no JSON-LD products and no {_RESULTS}")
     cards = results.select(_CARD)
     if not cards:
-        raise LayoutChanged(SOURCE, url, f"results section holds no {_CARD}")
+        raise LayoutChanged(LISTING_SOURCE, url, f"results section holds no {_CARD}")
     found = (_card_listing(card, url) for card in cards)
     return [listing for listing in found if listing is not None]
 
@@ -241,7 +246,7 @@ def _card_listing(card: Tag, page_url: str) -> RawListing | None:
     )
     shipping_text = text_of(card.select_one('[data-selenium="shippingText"]')) or None
     return RawListing(
-        source=SOURCE,
+        source=LISTING_SOURCE,
         listing_id=listing_id,
         title=title or text_of(link),
         url=urljoin(page_url, href),
@@ -264,3 +269,41 @@ def _in_stock(status: str) -> bool | None:
         return True
     # "Special Order", "More on the way", "Temporarily out of stock", "Discontinued"
     return False
+
+
+# --- The source: what a run fetches, what parse-page reads, the spec -------------------
+
+# Results per search page.
+PAGE_SIZE = 24
+
+
+async def collect(crawl: Crawl, terms: list[str]) -> None:
+    """Each term's search pages, while they come back full."""
+    base = crawl.settings.bhphoto_base_url
+    for term in terms:
+
+        def url(page: int, term: str = term) -> str:
+            return search_url(base, term, page=page)
+
+        await paged_search(crawl, url, parse, PAGE_SIZE)
+
+
+def parse_page(
+    body: bytes, url: str | None, settings: ScraperSettings, observed_at: datetime
+) -> ParsedPage:
+    """A saved search page; its URL defaults to a search of the configured site."""
+    return ParsedPage(
+        listings=parse(body, url or search_url(settings.bhphoto_base_url, PAGE_QUERY))
+    )
+
+
+SOURCE = SourceSpec(
+    LISTING_SOURCE,
+    SourceKind.MARKET,
+    collect,
+    parse_page,
+    12 * HOUR,
+    "B&H Photo search pages",
+    searched=True,
+    settings=("bhphoto_base_url",),
+)

@@ -34,8 +34,9 @@ Pages are 1-3 MB: the tree is built by lxml directly (BeautifulSoup's tree over 
 four fifths of the parse time) from the results column on, and each card is read in one
 walk. `bench/parse_speed.py` measures it.
 
-Kept whole because it is one site adapter as `sources/` defines them, the
-search-URL builders plus the parser of one page format, whose helpers serve the one card walk.
+Kept whole because it is one source as `sources/` defines them: the search-URL builders,
+the parser of one page format (whose helpers serve the one card walk), the collector,
+the parse-page entry and the `SOURCE` spec at the end.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 from lxml import html as lxml_html
 from lxml.etree import ParserError, _Element
 
+from services.scraper.collect import Crawl, paged_search
 from services.scraper.errors import LayoutChanged
 from services.scraper.listing import (
     Condition,
@@ -59,9 +61,12 @@ from services.scraper.listing import (
     price_fields,
 )
 from services.scraper.money import Money, parse_shipping
+from services.scraper.settings import ScraperSettings
 from services.scraper.sources._common import decode_markup
+from services.scraper.spec import HOUR, PAGE_QUERY, ParsedPage, SourceKind, SourceSpec
 
-SOURCE = "ebay"
+# The source of this adapter's listings and errors (the source's name too).
+LISTING_SOURCE = "ebay"
 # eBay category "Computer Components & Parts > Graphics/Video Cards".
 GPU_CATEGORY_ID = "27386"
 RESULTS_PER_PAGE = 240
@@ -201,10 +206,12 @@ def parse_whole(markup: str, url: str) -> list[RawListing]:
         if no_results:
             return []
         if _is_item_page(root):
-            raise LayoutChanged(SOURCE, url, "an item page (/itm/), not a search results page")
-        raise LayoutChanged(SOURCE, url, "no ul.srp-results container")
+            raise LayoutChanged(
+                LISTING_SOURCE, url, "an item page (/itm/), not a search results page"
+            )
+        raise LayoutChanged(LISTING_SOURCE, url, "no ul.srp-results container")
     if not results.shown and not no_results:
-        raise LayoutChanged(SOURCE, url, "results container holds no s-card/s-item")
+        raise LayoutChanged(LISTING_SOURCE, url, "results container holds no s-card/s-item")
     return _read(results, url)
 
 
@@ -213,7 +220,9 @@ def _read(results: _Results, url: str) -> list[RawListing]:
     if results.shown and not listings:
         # Cards the parser cannot read (no item link, markup it does not know): a changed
         # layout, which must not pass for a search that found nothing.
-        raise LayoutChanged(SOURCE, url, f"{results.shown} result cards, none read as a listing")
+        raise LayoutChanged(
+            LISTING_SOURCE, url, f"{results.shown} result cards, none read as a listing"
+        )
     return listings
 
 
@@ -443,7 +452,7 @@ def _listing(fields: _CardFields, origin: str, sold_page: bool) -> RawListing | 
     currency = price.currency if price is not None else "USD"
     shipping_text = fields.shipping_text
     return RawListing(
-        source=SOURCE,
+        source=LISTING_SOURCE,
         listing_id=item_id,
         title=fields.title,
         url=f"{origin}/itm/{item_id}",
@@ -512,3 +521,46 @@ def _quantity(details: list[str]) -> int | None:
         if match:
             return int(match.group(1).replace(",", ""))
     return None
+
+
+# --- The source: what a run fetches, what parse-page reads, the spec -------------------
+
+
+async def collect(crawl: Crawl, terms: list[str]) -> None:
+    """Active and sold search pages per term (sold pages give the used-market price)."""
+    base = crawl.settings.ebay_base_url
+    for term in terms:
+        for sold in (False, True):
+
+            def url(page: int, term: str = term, sold: bool = sold) -> str:
+                return search_url(base, term, sold=sold, page=page, us_buyer=True)
+
+            await paged_search(crawl, url, parse, RESULTS_PER_PAGE, REQUEST_HEADERS)
+
+
+def parse_page(
+    body: bytes, url: str | None, settings: ScraperSettings, observed_at: datetime
+) -> ParsedPage:
+    """A saved search page. Without a URL the page's canonical search link stands for it
+    (item links then point to its site), and "Sold <date>" captions make it a sold
+    search, whose uncaptioned cards are sales too: eBay leaves the sold flag out of the
+    canonical link."""
+    if url is not None:
+        return ParsedPage(listings=parse(body, url))
+    page_url = canonical_search_url(body) or search_url(settings.ebay_base_url, PAGE_QUERY)
+    listings = parse(body, page_url)
+    if is_sold_search(page_url) or not any(item.sold_at for item in listings):
+        return ParsedPage(listings=listings)
+    return ParsedPage(listings=parse(body, as_sold_search(page_url)))
+
+
+SOURCE = SourceSpec(
+    LISTING_SOURCE,
+    SourceKind.MARKET,
+    collect,
+    parse_page,
+    6 * HOUR,
+    "eBay search pages: active and sold listings",
+    searched=True,
+    settings=("ebay_base_url",),
+)

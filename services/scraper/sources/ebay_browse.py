@@ -28,17 +28,19 @@ from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import urlencode
 
-from services.scraper.errors import LayoutChanged, ParseError
+from services.scraper.collect import Crawl, next_link
+from services.scraper.errors import LayoutChanged, ParseError, SourceNotConfigured
 from services.scraper.fetch import Fetcher, utc_now
 from services.scraper.listing import Condition, ListingType, RawListing, condition_from_text
 from services.scraper.money import Money, decimal_or_none, is_price_range
 from services.scraper.settings import ScraperSettings
 from services.scraper.sources._common import JsonObject, load_json
 from services.scraper.sources.ebay import GPU_CATEGORY_ID
+from services.scraper.spec import HOUR, PAGE_QUERY, ParsedPage, SourceKind, SourceSpec
 
 # Same source name and listing ids (legacy item ids) as the HTML adapter, so a batch
 # mixing both dedupes across them.
-SOURCE = "ebay"
+LISTING_SOURCE = "ebay"
 SEARCH_PATH = "/buy/browse/v1/item_summary/search"
 TOKEN_PATH = "/identity/v1/oauth2/token"
 PUBLIC_SCOPE = "https://api.ebay.com/oauth/api_scope"
@@ -123,9 +125,9 @@ def build_token_request(
 
 
 def parse_token_response(body: str | bytes, now: datetime) -> AccessToken:
-    data = load_json(body, SOURCE, TOKEN_PATH)
+    data = load_json(body, LISTING_SOURCE, TOKEN_PATH)
     if not isinstance(data, dict) or not isinstance(data.get("access_token"), str):
-        raise ParseError(SOURCE, TOKEN_PATH, "token response without access_token")
+        raise ParseError(LISTING_SOURCE, TOKEN_PATH, "token response without access_token")
     lifetime = int(data.get("expires_in") or 0)
     return AccessToken(data["access_token"], now + timedelta(seconds=lifetime))
 
@@ -149,22 +151,22 @@ async def fetch_token(
 
 
 def parse(body: str | bytes, url: str) -> list[RawListing]:
-    data = load_json(body, SOURCE, url)
+    data = load_json(body, LISTING_SOURCE, url)
     if not isinstance(data, dict):
-        raise LayoutChanged(SOURCE, url, "response is not a JSON object")
+        raise LayoutChanged(LISTING_SOURCE, url, "response is not a JSON object")
     if "errors" in data:
-        raise ParseError(SOURCE, url, f"API errors: {data['errors']!r}")
+        raise ParseError(LISTING_SOURCE, url, f"API errors: {data['errors']!r}")
     if "total" not in data:
-        raise LayoutChanged(SOURCE, url, "no 'total' in search response")
+        raise LayoutChanged(LISTING_SOURCE, url, "no 'total' in search response")
     # With zero results eBay omits itemSummaries altogether.
     summaries = data.get("itemSummaries") or []
     if data["total"] and not summaries and int(data.get("offset") or 0) < int(data["total"]):
-        raise LayoutChanged(SOURCE, url, "total > 0 but no itemSummaries")
+        raise LayoutChanged(LISTING_SOURCE, url, "total > 0 but no itemSummaries")
     return [_listing(summary) for summary in summaries if isinstance(summary, dict)]
 
 
 def next_page_url(body: str | bytes, url: str) -> str | None:
-    data = load_json(body, SOURCE, url)
+    data = load_json(body, LISTING_SOURCE, url)
     following = data.get("next") if isinstance(data, dict) else None
     return following if isinstance(following, str) else None
 
@@ -174,7 +176,7 @@ def _listing(summary: JsonObject) -> RawListing:
     shipping = _cheapest_shipping(summary.get("shippingOptions"))
     item_id = _listing_id(summary)
     return RawListing(
-        source=SOURCE,
+        source=LISTING_SOURCE,
         listing_id=item_id,
         title=str(summary.get("title", "")).strip(),
         url=str(summary.get("itemWebUrl") or f"https://www.ebay.com/itm/{item_id}"),
@@ -259,3 +261,49 @@ def _cheapest_shipping(options: Any) -> Money | None:
 def _condition(summary: JsonObject) -> Condition:
     by_id = _CONDITION_IDS.get(str(summary.get("conditionId", "")))
     return by_id or condition_from_text(str(summary.get("condition", "")))
+
+
+# --- The source: what a run fetches, what parse-page reads, the spec -------------------
+
+NAME = "ebay_browse"
+
+
+async def collect(crawl: Crawl, terms: list[str]) -> None:
+    """Each term's result pages, following the API's `next` links up to `max_pages`."""
+    settings = crawl.settings
+    if not settings.ebay_client_id or not settings.ebay_client_secret.get_secret_value():
+        raise SourceNotConfigured(crawl.source, "GPU_ADVISOR_SCRAPER_EBAY_CLIENT_ID/_SECRET")
+    token = await fetch_token(crawl.fetcher, settings)
+    headers = search_headers(token, settings.ebay_marketplace_id)
+    for term in terms:
+        url: str | None = search_url(settings.ebay_api_base_url, term)
+        for _ in range(settings.max_pages):
+            if url is None:
+                break
+            # An authenticated API, not a crawl of the site: robots.txt does not apply.
+            result = await crawl.get(url, headers=headers, check_robots=False)
+            crawl.harvest.listings.extend(parse(result.body, url))
+            url = next_link(crawl, next_page_url(result.body, url), settings.ebay_api_base_url)
+        if url is not None:
+            crawl.harvest.capped = True
+
+
+def parse_page(
+    body: bytes, url: str | None, settings: ScraperSettings, observed_at: datetime
+) -> ParsedPage:
+    """A saved search response; its URL defaults to a search of the configured API."""
+    return ParsedPage(
+        listings=parse(body, url or search_url(settings.ebay_api_base_url, PAGE_QUERY))
+    )
+
+
+SOURCE = SourceSpec(
+    NAME,
+    SourceKind.MARKET,
+    collect,
+    parse_page,
+    6 * HOUR,
+    "eBay Browse API item_summary/search (active listings; needs API keys)",
+    searched=True,
+    settings=("ebay_api_base_url", "ebay_marketplace_id", "ebay_client_id", "ebay_client_secret"),
+)

@@ -11,10 +11,13 @@ from __future__ import annotations
 from datetime import datetime
 from decimal import Decimal
 
-from services.scraper.errors import LayoutChanged
+from services.scraper.collect import Crawl
+from services.scraper.errors import LayoutChanged, SourceNotConfigured
 from services.scraper.listing import CloudListing
+from services.scraper.settings import ScraperSettings
 from services.scraper.sources._cloud import observed
 from services.scraper.sources._common import JsonObject, load_json
+from services.scraper.spec import HOUR, ParsedPage, SourceKind, SourceSpec
 
 PROVIDER = "lambda"
 INSTANCE_TYPES_PATH = "/api/v1/instance-types"
@@ -66,3 +69,36 @@ def _listings(name: str, entry: JsonObject, when: datetime) -> list[CloudListing
     if not regions:
         return [listing("", False)]
     return [listing(str(region), True) for region in regions]
+
+
+# --- The source: what a run fetches, what parse-page reads, the spec -------------------
+
+
+async def collect(crawl: Crawl, terms: list[str]) -> None:
+    """The instance types, with the API key; refused unconfigured without one."""
+    key = crawl.settings.lambda_api_key.get_secret_value()
+    if not key:
+        raise SourceNotConfigured(crawl.source, "GPU_ADVISOR_SCRAPER_LAMBDA_API_KEY")
+    url = instance_types_url(crawl.settings.lambda_base_url)
+    # An authenticated API, not a crawl of the site: robots.txt does not apply.
+    result = await crawl.get(url, headers=request_headers(key), check_robots=False)
+    crawl.harvest.cloud.extend(parse(result.body, url, observed_at=crawl.harvest.observed_at))
+
+
+def parse_page(
+    body: bytes, url: str | None, settings: ScraperSettings, observed_at: datetime
+) -> ParsedPage:
+    """A saved instance-types answer; its URL defaults to the configured API's."""
+    page_url = url or instance_types_url(settings.lambda_base_url)
+    return ParsedPage(offers=parse(body, page_url, observed_at=observed_at))
+
+
+SOURCE = SourceSpec(
+    PROVIDER,
+    SourceKind.CLOUD,
+    collect,
+    parse_page,
+    6 * HOUR,
+    "Lambda Cloud instance types (needs an API key)",
+    settings=("lambda_base_url", "lambda_api_key"),
+)

@@ -10,21 +10,26 @@ Item numbers: "N82E16814137761" for Newegg stock, "9SIA..." for marketplace sell
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from urllib.parse import parse_qs, urlencode, urljoin, urlsplit
 
 from bs4 import BeautifulSoup, Tag
 
+from services.scraper.collect import Crawl, paged_search
 from services.scraper.errors import LayoutChanged
 from services.scraper.listing import ListingType, RawListing, price_fields
 from services.scraper.money import parse_shipping
+from services.scraper.settings import ScraperSettings
 from services.scraper.sources._common import (
     href_of,
     soup_of,
     text_of,
 )
 from services.scraper.sources._retail import listings_from_json_ld, retail_condition
+from services.scraper.spec import HOUR, PAGE_QUERY, ParsedPage, SourceKind, SourceSpec
 
-SOURCE = "newegg"
+# The source of this adapter's listings and errors (the source's name too).
+LISTING_SOURCE = "newegg"
 # Newegg's "Desktop Graphics Cards" category node.
 GPU_CATEGORY_NODE = "100007709"
 
@@ -49,7 +54,7 @@ def item_number(url: str) -> str | None:
 
 def parse(body: str | bytes, url: str) -> list[RawListing]:
     soup = soup_of(body)
-    structured = listings_from_json_ld(soup, SOURCE, url, item_number)
+    structured = listings_from_json_ld(soup, LISTING_SOURCE, url, item_number)
     return structured if structured is not None else _parse_grid(soup, url)
 
 
@@ -58,10 +63,10 @@ def _parse_grid(soup: BeautifulSoup, url: str) -> list[RawListing]:
     if grid is None:
         if soup.select_one(".result-message") is not None:
             return []  # "We have found 0 items that match ..."
-        raise LayoutChanged(SOURCE, url, "no JSON-LD products and no .item-cells-wrap grid")
+        raise LayoutChanged(LISTING_SOURCE, url, "no JSON-LD products and no .item-cells-wrap grid")
     cells = grid.select(".item-cell")
     if not cells:
-        raise LayoutChanged(SOURCE, url, ".item-cells-wrap holds no .item-cell")
+        raise LayoutChanged(LISTING_SOURCE, url, ".item-cells-wrap holds no .item-cell")
     found = (_cell_listing(cell, url) for cell in cells)
     return [listing for listing in found if listing is not None]
 
@@ -77,7 +82,7 @@ def _cell_listing(cell: Tag, page_url: str) -> RawListing | None:
     price, issue = price_fields(price_text)
     shipping_text = text_of(cell.select_one(".price-ship")) or None
     return RawListing(
-        source=SOURCE,
+        source=LISTING_SOURCE,
         listing_id=listing_id,
         title=title,
         url=urljoin(page_url, href),
@@ -106,3 +111,39 @@ def _in_stock(cell: Tag) -> bool:
     promo = text_of(cell.select_one(".item-promo")).lower()
     button = text_of(cell.select_one(".item-button-area, .item-operate")).lower()
     return "out of stock" not in promo and "sold out" not in button
+
+
+# --- The source: what a run fetches, what parse-page reads, the spec -------------------
+
+# Results per search page.
+PAGE_SIZE = 36
+
+
+async def collect(crawl: Crawl, terms: list[str]) -> None:
+    """Each term's search pages, while they come back full."""
+    base = crawl.settings.newegg_base_url
+    for term in terms:
+
+        def url(page: int, term: str = term) -> str:
+            return search_url(base, term, page=page)
+
+        await paged_search(crawl, url, parse, PAGE_SIZE)
+
+
+def parse_page(
+    body: bytes, url: str | None, settings: ScraperSettings, observed_at: datetime
+) -> ParsedPage:
+    """A saved search page; its URL defaults to a search of the configured site."""
+    return ParsedPage(listings=parse(body, url or search_url(settings.newegg_base_url, PAGE_QUERY)))
+
+
+SOURCE = SourceSpec(
+    LISTING_SOURCE,
+    SourceKind.MARKET,
+    collect,
+    parse_page,
+    12 * HOUR,
+    "Newegg desktop graphics card search pages",
+    searched=True,
+    settings=("newegg_base_url",),
+)

@@ -19,11 +19,14 @@ from typing import Any
 from urllib.parse import urlencode
 
 from services.scraper.cloud_match import SkippedCloudListing
+from services.scraper.collect import Crawl
 from services.scraper.errors import LayoutChanged
 from services.scraper.listing import CloudListing
 from services.scraper.money import decimal_or_none
+from services.scraper.settings import ScraperSettings
 from services.scraper.sources._cloud import observed
 from services.scraper.sources._common import JsonObject, load_json
+from services.scraper.spec import HOUR, ParsedPage, SourceKind, SourceSpec
 
 PROVIDER = "vast"
 VERIFIED = "verified"
@@ -121,3 +124,33 @@ def _listing(offer: JsonObject, when: datetime) -> CloudListing:
         offer_id=offer_id,
         skip_reason=reason,
     )
+
+
+# --- The source: what a run fetches, what parse-page reads, the spec -------------------
+
+
+async def collect(crawl: Crawl, terms: list[str]) -> None:
+    """The one offers answer (the API returns the cheapest offers in one page)."""
+    url = offers_url(crawl.settings.vast_base_url)
+    result = await crawl.get(url)
+    crawl.harvest.cloud.extend(parse(result.body, url, observed_at=crawl.harvest.observed_at))
+
+
+def parse_page(
+    body: bytes, url: str | None, settings: ScraperSettings, observed_at: datetime
+) -> ParsedPage:
+    """A saved offers answer; its URL defaults to the configured API's query."""
+    page_url = url or offers_url(settings.vast_base_url)
+    return ParsedPage(offers=parse(body, page_url, observed_at=observed_at))
+
+
+SOURCE = SourceSpec(
+    PROVIDER,
+    SourceKind.CLOUD,
+    collect,
+    parse_page,
+    # Marketplace offers come and go within the hour.
+    HOUR,
+    "vast.ai offers",
+    settings=("vast_base_url",),
+)

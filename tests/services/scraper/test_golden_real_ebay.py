@@ -20,7 +20,6 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from bs4 import BeautifulSoup, Tag
 
-from services.scraper import collect
 from services.scraper.collect import Crawl, Harvest
 from services.scraper.fetch import Fetcher
 from services.scraper.listing import Condition, ListingType, RawListing
@@ -254,7 +253,7 @@ def test_ebay_requests_ask_for_the_us_english_site(server: FixtureServer, clock:
         harvest = Harvest(observed_at=datetime(2026, 11, 5, tzinfo=UTC))
         async with Fetcher(settings, clock=clock, sleep=clock.sleep) as fetcher:
             crawl = Crawl(fetcher, settings, harvest, "ebay", lambda _source, _url: None)
-            await collect.collect_ebay(crawl, ["rtx 4090"])
+            await ebay.collect(crawl, ["rtx 4090"])
         return harvest
 
     harvest = asyncio.run(go())
