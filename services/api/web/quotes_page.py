@@ -1,4 +1,5 @@
-"""The quote pages (/quotes, /quotes/{id}): the form, a stored quote as shown."""
+"""The quote pages (/quotes, /quotes/{id}): the form, a stored quote as shown, and the
+price check's form (check_page.py)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from sqlmodel import Session
 from services.api.charts import data
 from services.api.quotes import service as quotes_service
 from services.api.quotes.schemas import QuoteOut
+from services.api.web.check_page import check_context
 from services.api.web.render import CONDITION_LABELS, TASK_LABELS, gpu_choices
 from shared.catalog.specs import load_catalog
 from shared.quotes.schemas import ClusterRequest
@@ -237,11 +239,16 @@ def standard_quotes(session: Session) -> list[QuoteView]:
 
 
 def quotes_context(
-    form: Mapping[str, object], quote: QuoteView | None, standard: list[QuoteView] | None
+    form: Mapping[str, object],
+    quote: QuoteView | None,
+    standard: list[QuoteView] | None,
+    check: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """`standard` None: not shown (the 422 page has no database session to list them)."""
+    """`standard` None: not shown (the 422 page has no database session to list them).
+    `check`: the price check's part (check_page.check_context); an empty form when None."""
     fields = quote_form(form)
     return {
+        **(check if check is not None else check_context({})),
         "form": fields,
         "allow_geforce": fields["allow_geforce"].lower() in TRUE_TEXTS,
         "gpus": gpu_choices(),

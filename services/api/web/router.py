@@ -1,4 +1,5 @@
-"""The HTML pages: /, /gpus/{id}, /tco, /quotes, /quotes/{id} (for browsers), static files.
+"""The HTML pages: /, /gpus/{id}, /tco, /quotes, /quotes/check, /quotes/{id} (for browsers),
+static files.
 
 Pages call the JSON endpoints' own code (the /recommend and /tco route functions, the
 catalog, price and quote services), so a page never disagrees with the API it sits on.
@@ -25,10 +26,12 @@ from starlette.types import Scope
 from services.api.auth import OptionalKey
 from services.api.charts.service import resolve_gpu
 from services.api.deps import ModelDep, SessionDep, SettingsDep
+from services.api.prices.router import check_quote
 from services.api.quotes import service as quotes_api
 from services.api.recommend.router import get_recommendation
 from services.api.tco.router import get_tco
 from services.api.tco.schemas import TcoResponse
+from services.api.web.check_page import check_body, check_context
 from services.api.web.gpu_page import gpu_view, spec_value
 from services.api.web.negotiation import prefers_html
 from services.api.web.quotes_page import cluster_body, quote_view, quotes_context, standard_quotes
@@ -285,6 +288,42 @@ router.add_api_route(
     methods=["GET"],
     response_class=HTMLResponse,
     route_class_override=QuotesPageRoute,
+)
+
+
+class PriceCheckPageRoute(HtmlPageRoute):
+    def error_page(self, request: Request, errors: list[FieldError], status: int) -> Response:
+        # The check's form as typed, its errors beside it; the standard builds need a
+        # session and are one click away on /quotes.
+        check = check_context(request.query_params, None, errors)
+        html = render("quotes.html", errors=[], **quotes_context({}, None, None, check))
+        return HTMLResponse(html, status_code=status)
+
+
+def price_check_page(request: Request, session: SessionDep, settings: SettingsDep) -> HTMLResponse:
+    """A vendor's quote against today's market, on the quote page: POST /prices/check's
+    body as the query, its validation and its route function. Read only, as the API's
+    check is, so a GET form (shareable, works without JavaScript) is safe."""
+    query = request.query_params
+    answer = None
+    if query:  # a bare /quotes/check is the empty form
+        try:
+            body = check_body(query)
+        except ValidationError as exc:  # the same field names and messages as the JSON 422
+            raise RequestValidationError(exc.errors()) from exc
+        answer = check_quote(body, session, settings)
+    check = check_context(query, answer)
+    context = quotes_context({}, None, standard_quotes(session), check)
+    return HTMLResponse(render("quotes.html", errors=[], **context))
+
+
+# Before /quotes/{quote_id}, whose pattern "check" would match.
+router.add_api_route(
+    "/quotes/check",
+    price_check_page,
+    methods=["GET"],
+    response_class=HTMLResponse,
+    route_class_override=PriceCheckPageRoute,
 )
 
 

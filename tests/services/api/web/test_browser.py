@@ -1,6 +1,6 @@
 """The pages in a real browser: Debian's Chromium driven by Playwright, against uvicorn.
 
-Slow (a browser and a server); kept to four journeys. Screenshots go to a temporary
+Slow (a browser and a server); kept to five journeys. Screenshots go to a temporary
 directory; `make screenshots` writes them to docs/screenshots/.
 Needs /usr/bin/chromium: infra/dev/browser-up.sh installs it.
 """
@@ -207,6 +207,40 @@ def test_quotes_form(server, browser, screenshots):
     assert exported.headers["content-type"].startswith("text/csv")
     assert exported.text.splitlines()[-1].startswith("total,total,")
     page.screenshot(path=str(screenshots / "quotes.png"), full_page=True)
+
+
+def test_price_check_on_the_quote_page(server, browser, screenshots):
+    page = browser.new_page()
+    page.goto(f"{server}/quotes")
+    page.select_option("#check-gpu", "rtx-3090")
+    page.fill("#check-usd", "1207")
+    page.select_option("#check-condition", "used")
+    page.fill("#check-count", "4")
+    page.click("#check-form button[type=submit]")
+    page.wait_for_url(re.compile(r"/quotes/check\?gpu=rtx-3090&usd=1207&condition=used&count=4"))
+    body = {"gpu": "rtx-3090", "usd": 1207, "condition": "used", "count": 4, "task": "cv"}
+    answer = httpx.post(f"{server}/prices/check", json=body, timeout=10).json()
+    result = page.locator("#check-result")
+    assert result.get_attribute("data-verdict") == answer["verdict"] == "fair"
+    kinds = page.eval_on_selector_all(
+        "#check-alternatives tbody tr", "els => els.map(e => [e.dataset.kind, e.dataset.gpu])"
+    )
+    assert kinds == [[a["kind"], a["gpu"]] for a in answer["alternatives"]]
+    assert answer["evidence"]["series"] in page.inner_text("#check-evidence")
+    page.screenshot(path=str(screenshots / "price-check.png"), full_page=True)
+    # On a phone nothing is cut off: the page is no wider than the screen and each
+    # alternative is a card with its columns labelled.
+    phone = browser.new_page()
+    phone.set_viewport_size({"width": 390, "height": 844})
+    phone.goto(page.url)
+    assert phone.evaluate("document.documentElement.scrollWidth") <= 390
+    rights = phone.eval_on_selector_all(
+        "#price-check, #check-alternatives, #check-evidence",
+        "els => els.map(e => e.getBoundingClientRect().right)",
+    )
+    assert len(rights) == 3 and max(rights) <= 390
+    assert phone.locator("#check-alternatives td[data-label='Same money buys']").first.is_visible()
+    phone.screenshot(path=str(screenshots / "price-check-mobile.png"), full_page=True)
 
 
 def test_works_without_javascript(server, tmp_path):
