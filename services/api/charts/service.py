@@ -16,6 +16,7 @@ from shared.catalog.aliases import catalog_id
 from shared.catalog.specs import GpuSpec, load_catalog
 from shared.models import PriceObservation
 from shared.pricing.market import CONDITION_GROUPS
+from shared.pricing.measures import NOT_MARKET_MEASURES, QUOTE_KINDS
 from shared.pricing.window import market_group
 
 
@@ -28,7 +29,7 @@ def resolve_gpu(text: str, field: str = "gpu") -> GpuSpec:
 def observations(
     session: Session, gpu_id: str, condition: str | None = None, since: datetime | None = None
 ) -> list[Observation]:
-    """Prices the market uses (quarantined jumps left out), oldest first."""
+    """Prices the market uses (no quarantined jump, bid or quote), oldest first."""
     # Plain columns through the connection: ORM objects cost ~30 us each, and popular
     # cards have thousands of prices.
     query = (
@@ -121,9 +122,17 @@ def _utc(value: datetime | None) -> datetime | None:
 def _history_filter(
     gpu_id: str, condition: str | None, since: datetime | None
 ) -> list[ColumnElement[bool]]:
+    """The rows a market price may use (shared/pricing/market.py; index.py:load_points
+    also leaves out list prices, which a chart keeps as the launch price's series): no
+    quarantined jump, no auction bid (where an auction stands, not a price) and no posted
+    quote. A quote belongs to the key that posted it, and a chart's series are shared by
+    every caller (SeriesCache, the image cache): a chart shows none, not even the caller's
+    own (GET /gpus/{id} and /gpus/{id}/prices list those for their key)."""
     where = [
         col(PriceObservation.gpu_id) == gpu_id,
         col(PriceObservation.quarantined).is_(False),
+        col(PriceObservation.kind).not_in(sorted(QUOTE_KINDS)),
+        col(PriceObservation.measure).not_in(sorted(NOT_MARKET_MEASURES)),
     ]
     if condition is not None:
         group = CONDITION_GROUPS.get(condition, (condition,))

@@ -2,7 +2,7 @@
 
 Posted quotes show only to the caller that may see them (`viewer`, its API key:
 shared/pricing/quotes.py): its best quote, its quotes, and its quote rows in the history;
-anonymous callers see market prices only.
+anonymous callers see market prices only. Auction bids are no prices: never listed.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from shared.pricing.market import (
     age_days,
     market_price,
 )
-from shared.pricing.measures import describe
+from shared.pricing.measures import BID, describe
 from shared.pricing.quotes import (
     QuoteViewer,
     best_for,
@@ -105,7 +105,13 @@ def _runs(policy: PricePolicy) -> tuple[tuple[str, datetime], ...] | None:
 def _filters(
     gpu_id: str, condition: str | None, source: str | None, since: datetime | None
 ) -> list[ColumnElement[bool]]:
-    where: list[ColumnElement[bool]] = [col(PriceObservation.gpu_id) == gpu_id]
+    where: list[ColumnElement[bool]] = [
+        col(PriceObservation.gpu_id) == gpu_id,
+        # A live auction's bid is where the auction stands, not a price of the card: never
+        # the market's (measures.py), so never in its history either. Quotes, the other
+        # measure the market leaves out, are listed to the key that posted them (`visible`).
+        col(PriceObservation.measure) != BID,
+    ]
     if condition is not None:
         conditions = CONDITION_GROUPS.get(condition, (condition,))
         where.append(col(PriceObservation.condition).in_(conditions))
