@@ -320,10 +320,13 @@ def _perf_per_dollar(session: Session, trigger: PerfPerDollarAbove) -> Firing | 
 
 
 def _cloud_below(session: Session, trigger: CloudPriceBelow, settings: Settings) -> Firing | None:
-    """The cheapest offer one can rent today (each provider's newest list, whole GPUs),
-    the same offer /tco uses: an old, since-raised price never makes this true."""
+    """The offer one can rent at today (each provider's newest list, whole GPUs, one far
+    below the others held back), the same offer /tco and the ranking use: an old,
+    since-raised price or a stray $0.50/h listing never makes this true."""
     currency = Currency.from_settings(settings, datetime.now(UTC))
-    offer = cheapest_offer(session, trigger.gpu_id, trigger.pricing, currency)
+    offer = cheapest_offer(
+        session, trigger.gpu_id, trigger.pricing, currency, settings.cloud_quarantine_factor
+    )
     if offer is None or offer.usd_per_gpu_hour >= trigger.max_usd_per_hour:
         return None
     data = {

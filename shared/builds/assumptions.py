@@ -14,7 +14,17 @@ from decimal import Decimal
 from typing import Literal
 
 Basis = Literal[
-    "input", "spec", "measured", "calibrated", "scraped", "snapshot", "msrp", "seed", "assumption"
+    "input",
+    "spec",
+    "measured",
+    "calibrated",
+    "scraped",
+    "snapshot",
+    "msrp",
+    "seed",
+    "assumption",
+    # Today's price moved from an older observation by a market index (pricing/today.py).
+    "estimated",
 ]
 
 

@@ -97,11 +97,13 @@ def to_price(offer: CloudOffer, pricing: str) -> CloudPrice | None:
 
 
 def cheapest_offer(
-    session: Session, gpu_id: str, pricing: str, currency: Currency
+    session: Session, gpu_id: str, pricing: str, currency: Currency, factor: Decimal
 ) -> CloudPrice | None:
-    """The cheapest current offer per GPU-hour; whole GPUs only (no fractional slices)."""
+    """The offer one rents at today: the ranking's rule (`rentals_of`: whole GPUs, offers
+    far below the others held back, spot never above on-demand)."""
     offers = session.exec(select(CloudOffer).where(CloudOffer.gpu_id == gpu_id)).all()
-    return cheapest_of(offers, pricing, currency)
+    rental = rentals_of(offers, currency, factor)[pricing]
+    return rental.cheapest if rental is not None else None
 
 
 def current_prices(

@@ -27,8 +27,9 @@ from __future__ import annotations
 import math
 import re
 import statistics
-from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+import threading
+from collections import OrderedDict, defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -36,7 +37,7 @@ from typing import Any
 
 import numpy as np
 from scipy.sparse import coo_matrix
-from sqlalchemy import func
+from sqlalchemy import Engine, case, func
 from sqlmodel import Session, col, select
 
 from shared.catalog.specs import load_catalog
@@ -257,9 +258,84 @@ def peer_classes() -> dict[str, tuple[str, ...]]:
     return {spec.id: (spec.segment,) for spec in load_catalog().gpus}
 
 
-def market_index(session: Session, before: datetime | None = None) -> MarketIndex:
-    """The index from everything stored (before `before`, for backtests)."""
-    return build_index(load_points(session, before), peer_classes())
+def market_index(
+    session: Session, before: datetime | None = None, min_asks: int = 3
+) -> MarketIndex:
+    """The index from everything stored (before `before`, for backtests): fitted once per
+    state of the stored prices (see `IndexCache`)."""
+    if before is not None:
+        return build_index(load_points(session, before, min_asks), peer_classes())
+    key = ("market", _database(session), min_asks, _market_watermark(session))
+    return INDEXES.get(
+        key, lambda: build_index(load_points(session, None, min_asks), peer_classes())
+    )
+
+
+class IndexCache:
+    """Fitted indexes by (database, data watermark). A fit reads every stored series and
+    solves one least-squares problem per group (0.4 s on the bundled data, most of a
+    one-GPU recompute: bench/index_cache.py); the watermark is one aggregate query, and
+    any insert, delete, price or quarantine change moves it."""
+
+    def __init__(self, size: int = 8) -> None:
+        self._size = size
+        self._lock = threading.Lock()
+        self._fitted: OrderedDict[tuple[object, ...], MarketIndex] = OrderedDict()
+
+    def get(self, key: tuple[object, ...], fit: Callable[[], MarketIndex]) -> MarketIndex:
+        with self._lock:
+            found = self._fitted.get(key)
+            if found is not None:
+                self._fitted.move_to_end(key)
+                return found
+        fitted = fit()
+        with self._lock:
+            self._fitted[key] = fitted
+            while len(self._fitted) > self._size:
+                self._fitted.popitem(last=False)
+        return fitted
+
+    def clear(self) -> None:
+        with self._lock:
+            self._fitted.clear()
+
+
+# One per process: an index depends only on the stored data, which the key names.
+INDEXES = IndexCache()
+
+
+def _database(session: Session) -> str:
+    bind = session.get_bind()
+    engine = bind if isinstance(bind, Engine) else bind.engine
+    return engine.url.render_as_string(hide_password=True)
+
+
+def _market_watermark(session: Session) -> tuple[object, ...]:
+    o = PriceObservation
+    row = session.execute(
+        select(  # type: ignore[call-overload]
+            func.count(),
+            func.max(o.id),
+            func.max(o.observed_at),
+            func.sum(o.price_usd),
+            func.sum(case((col(o.quarantined).is_(True), 1), else_=0)),
+        )
+    ).one()
+    return tuple(str(v) for v in row)
+
+
+def _cloud_watermark(session: Session) -> tuple[object, ...]:
+    o = CloudOffer
+    row = session.execute(
+        select(  # type: ignore[call-overload]
+            func.count(),
+            func.max(o.id),
+            func.max(o.observed_at),
+            func.sum(o.on_demand_usd_per_hour),
+            func.sum(o.spot_usd_per_hour),
+        )
+    ).one()
+    return tuple(str(v) for v in row)
 
 
 def load_cloud_points(session: Session) -> list[MonthlyPoint]:
@@ -295,7 +371,8 @@ def load_cloud_points(session: Session) -> list[MonthlyPoint]:
 def cloud_index(session: Session) -> MarketIndex:
     """How rental prices per GPU-hour of comparable cards (same segment, same pricing)
     moved: the index a rental whose offers all aged out is moved by."""
-    return build_index(load_cloud_points(session), peer_classes())
+    key = ("cloud", _database(session), _cloud_watermark(session))
+    return INDEXES.get(key, lambda: build_index(load_cloud_points(session), peer_classes()))
 
 
 def _fit_group(key: GroupKey, points: Sequence[MonthlyPoint]) -> GroupIndex | None:

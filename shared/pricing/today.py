@@ -1,12 +1,14 @@
 """What a card costs today: a value, an 80 % band, whether it is an estimate, and why.
 
-The one door for "what does this card cost now": the ranking, the price check and the
-health report all read prices through `today_price`. A market price (market.py) observed
-within `price_stale_days` is today's price, with a band from its spread and n. An older
-one is never used at face value: it is moved to today by the index of its segment and
-condition group (index.py), and its band widens with the months it was moved over, at
-the volatility the stored series show. Where no index bridges the gap, the card has no
-price today: `Unpriced` says what was last seen and why it is not used.
+The one door for "what does this card cost now": `bought_today` and `rented_today` read
+the stored prices of some cards and answer with today's price per condition; the ranking
+(through its Score rows), the price check, /tco and the GPU page all read prices here.
+A market price (market.py) observed within `price_stale_days` is today's price, with a
+band from its spread and n. An older one is never used at face value: it is moved to
+today by the index of its segment and condition group (index.py), and its band widens
+with the months it was moved over, at the volatility the stored series show. Where no
+index bridges the gap, the card has no price today: `Unpriced` says what was last seen
+and why it is not used.
 
 Band (log units): z * sqrt(noise^2 + card_drift^2 * gap + index_step^2 * unsupported),
 where noise is the price's own spread over sqrt(n) (at least the index's point noise),
@@ -18,15 +20,36 @@ carried flat): the index is only as sure as the months it saw.
 from __future__ import annotations
 
 import math
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from decimal import Decimal
 
+from sqlmodel import Session, col, select
+
 from shared.kit.money import CENT
-from shared.pricing.cloud import PER_GPU_HOUR, PRICINGS, CloudPrice, Rental
-from shared.pricing.index import GroupIndex, MarketIndex, month_of, month_start
-from shared.pricing.market import MarketPrice
+from shared.models import CloudOffer
+from shared.pricing.cloud import (
+    PER_GPU_HOUR,
+    PRICINGS,
+    CloudPrice,
+    Currency,
+    Rental,
+    newest_offer,
+    rentals_of,
+)
+from shared.pricing.index import (
+    GroupIndex,
+    MarketIndex,
+    cloud_index,
+    market_index,
+    month_of,
+    month_start,
+)
+from shared.pricing.market import MarketPrice, Observation, PricePolicy, market_price
 from shared.pricing.measures import describe
+from shared.pricing.window import market_observations
 
 RENTAL_GROUPS = frozenset(PRICINGS)
 # The band is an 80 % interval: the 10th and 90th percentiles of a normal in log price.
@@ -294,3 +317,75 @@ def rental_today(rental: Rental) -> TodayPrice:
         kind=offer.kind,
         source=f"{offer.provider} {offer.instance_type} ({offer.region}): {offer.source}",
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Priced:
+    """One condition's price of one card: today's price or why there is none, and a
+    caveat about the price itself (used above new, spot at the on-demand price)."""
+
+    price: CardPrice
+    note: str | None = None
+
+
+def today_prices(
+    observations: Sequence[Observation], policy: PricePolicy, index: MarketIndex
+) -> dict[str, Priced]:
+    """Today's price per condition ("new", "used", "any"; absent: never seen) of one card
+    from its stored observations."""
+    market = {c: market_price(observations, c, policy) for c in ("new", "used")}
+    found = card_prices(market, index, policy.now, policy.stale_days)
+    return {c: Priced(p, found.notes.get(c)) for c, p in found.by_condition.items()}
+
+
+def bought_today(
+    session: Session, gpu_ids: Iterable[str], policy: PricePolicy
+) -> dict[str, dict[str, Priced]]:
+    """Today's purchase prices of these cards per condition (see `today_prices`)."""
+    ids = sorted(set(gpu_ids))
+    observations = market_observations(session, ids, policy)
+    index = market_index(session, min_asks=policy.min_asks)
+    return {gpu_id: today_prices(observations.get(gpu_id, []), policy, index) for gpu_id in ids}
+
+
+def rented_today(
+    session: Session, gpu_ids: Iterable[str], currency: Currency, factor: Decimal
+) -> dict[str, dict[str, Priced | None]]:
+    """Today's rental per pricing ("on-demand", "spot") of these cards: the cheapest sane
+    current offer (shared/pricing/cloud.py:rentals_of), else the newest offer moved by
+    the cloud index (`stale_rental_today`); None where the card was never offered."""
+    ids = sorted(set(gpu_ids))
+    offers = _current_offers(session, ids, currency)
+    rental_index: MarketIndex | None = None
+    found: dict[str, dict[str, Priced | None]] = {}
+    for gpu_id in ids:
+        rentals = rentals_of(offers.get(gpu_id, []), currency, factor)
+        by_pricing: dict[str, Priced | None] = {}
+        for pricing in PRICINGS:
+            rental = rentals[pricing]
+            if rental is not None:
+                by_pricing[pricing] = Priced(rental_today(rental), rental.note)
+            elif (last := newest_offer(session, gpu_id, pricing)) is not None:
+                # Fitted only when some card's offers all aged out.
+                rental_index = rental_index or cloud_index(session)
+                by_pricing[pricing] = Priced(
+                    stale_rental_today(last, rental_index, currency.now, currency.stale_days)
+                )
+            else:
+                by_pricing[pricing] = None
+        found[gpu_id] = by_pricing
+    return found
+
+
+def _current_offers(
+    session: Session, ids: Sequence[str], currency: Currency
+) -> dict[str, list[CloudOffer]]:
+    """Offers that may be current: older ones than `stale_days` never are."""
+    since = currency.now - timedelta(days=currency.stale_days)
+    query = select(CloudOffer).where(
+        col(CloudOffer.gpu_id).in_(ids), col(CloudOffer.observed_at) >= since
+    )
+    grouped: dict[str, list[CloudOffer]] = defaultdict(list)
+    for offer in session.exec(query):
+        grouped[offer.gpu_id].append(offer)
+    return grouped

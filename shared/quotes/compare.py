@@ -138,7 +138,11 @@ def _rent(
     price, source = c.cloud_usd_per_hour, "request"
     if price is None:
         offer = cheapest_offer(
-            session, c.gpu, c.pricing, Currency.from_settings(s, datetime.now(UTC))
+            session,
+            c.gpu,
+            c.pricing,
+            Currency.from_settings(s, datetime.now(UTC)),
+            s.cloud_quarantine_factor,
         )
         if offer is None:
             raise QuoteInputError(

@@ -22,13 +22,14 @@ from sqlmodel import Session, col, select
 from shared.kit.money import money
 from shared.kit.settings import Settings
 from shared.perfmodel.classmodel import ClassModel
+from shared.pricing.today import TodayPrice
 from shared.quotes.count import resolve_count
 from shared.quotes.lines import GpuPick
 from shared.quotes.models import Quote
 from shared.quotes.quote import ClusterQuote, quote_cluster
 from shared.quotes.request import QuoteInputError, spec_of, validate
 from shared.quotes.schemas import ClusterRequest
-from shared.tco.purchase import market_price_for, price_basis
+from shared.tco.purchase import price_basis, price_source, price_today, priced_or_error
 
 BOM_COLUMNS = ("category", "item", "quantity", "unit_usd", "total_usd", "basis", "source", "as_of")
 
@@ -59,21 +60,20 @@ def pick_for(
 ) -> GpuPick:
     if override is not None:
         return GpuPick(gpu_id, count, money(override), condition, "input", "request", None)
-    price = market_price_for(session, gpu_id, condition, settings)
-    if price is None:
+    found = priced_or_error(price_today(session, gpu_id, condition, settings), gpu_id, condition)
+    if not isinstance(found, TodayPrice):
         raise QuoteInputError(
             "gpu_price_usd" if field_name == "gpu" else field_name,
-            f"no market price for {gpu_id} ({condition}): give gpu_price_usd",
+            f"{found}: give gpu_price_usd",
         )
-    source = f"{price.source}: {price.method}"
     return GpuPick(
         gpu_id,
         count,
-        price.usd,
-        price.condition,
-        price_basis(price),
-        source,
-        price.observed_at.date(),
+        found.usd,
+        found.condition,
+        price_basis(found),
+        price_source(found),
+        found.last_observed_at.date(),
     )
 
 

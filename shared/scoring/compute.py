@@ -6,10 +6,9 @@ same transaction, so a reader sees either the old or the new ranking, never a mi
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
@@ -22,18 +21,10 @@ from shared.catalog.tasks import CLOUD_CONDITIONS, PRECISION_NAMES, SCORE_CONDIT
 from shared.kit.settings import Settings
 from shared.models import CloudOffer, PriceObservation, Score, ScoreState
 from shared.perfmodel.base import PerformanceModel, Prediction
-from shared.pricing.cloud import Currency, newest_offer, rentals_of
-from shared.pricing.index import MarketIndex, cloud_index, market_index
+from shared.pricing.cloud import Currency
 from shared.pricing.market import MarketPrice, Observation, PricePolicy, cheapest, market_price
 from shared.pricing.measures import QUOTE_KINDS
-from shared.pricing.today import (
-    CardPrice,
-    TodayPrice,
-    card_prices,
-    rental_today,
-    stale_rental_today,
-)
-from shared.pricing.window import market_observations
+from shared.pricing.today import CardPrice, Priced, TodayPrice, bought_today, rented_today
 from shared.sources.status import last_successes, stale_source_names
 
 
@@ -99,46 +90,16 @@ def _compute_rows(
     session: Session, ids: Sequence[str], model: PerformanceModel, settings: Settings
 ) -> list[dict[str, Any]]:
     catalog = load_catalog()
-    health = SourceHealth.read(session)
     now = datetime.now(UTC)
-    policy = health.policy(settings, now)
+    policy = SourceHealth.read(session).policy(settings, now)
     currency = Currency.from_settings(settings, now)
-    observations = market_observations(session, ids, policy)
-    offers = _offers_by_gpu(session, ids, currency)
-    index = market_index(session)
-    rental_index: MarketIndex | None = None
+    bought = bought_today(session, ids, policy)
+    rented = rented_today(session, ids, currency, settings.cloud_quarantine_factor)
     rows: list[dict[str, Any]] = []
     for gpu_id in ids:
-        gpu = catalog.by_id[gpu_id]
-        prices = today_prices(observations.get(gpu_id, []), policy, index)
-        rentals = rentals_of(offers.get(gpu_id, []), currency, settings.cloud_quarantine_factor)
-        rented: dict[str, Priced | None] = {}
-        for condition, pricing in CLOUD_CONDITIONS.items():
-            rental = rentals[pricing]
-            if rental is not None:
-                rented[condition] = Priced(rental_today(rental), rental.note)
-            elif (last := newest_offer(session, gpu_id, pricing)) is not None:
-                rental_index = rental_index or cloud_index(session)
-                today = stale_rental_today(last, rental_index, now, settings.price_stale_days)
-                rented[condition] = Priced(today)
-            else:
-                rented[condition] = None
-        rows.extend(_gpu_rows(gpu, prices, rented, model, settings, now))
+        rentals = {c: rented[gpu_id][pricing] for c, pricing in CLOUD_CONDITIONS.items()}
+        rows.extend(_gpu_rows(catalog.by_id[gpu_id], bought[gpu_id], rentals, model, settings, now))
     return rows
-
-
-def _offers_by_gpu(
-    session: Session, ids: Sequence[str], currency: Currency
-) -> dict[str, list[CloudOffer]]:
-    """Offers `cheapest_of` may use: older ones than `stale_days` never are current."""
-    since = currency.now - timedelta(days=currency.stale_days)
-    query = select(CloudOffer).where(
-        col(CloudOffer.gpu_id).in_(ids), col(CloudOffer.observed_at) >= since
-    )
-    grouped: dict[str, list[CloudOffer]] = defaultdict(list)
-    for offer in session.exec(query):
-        grouped[offer.gpu_id].append(offer)
-    return grouped
 
 
 def _watermark(session: Session, ids: Sequence[str]) -> tuple[Any, ...]:
@@ -186,23 +147,6 @@ def gpu_prices(
         condition: market_price(observations, condition, policy) for condition in ("new", "used")
     }
     return {**prices, "any": cheapest(prices.values())}
-
-
-@dataclass(frozen=True, slots=True)
-class Priced:
-    """A ranking condition's price of one card: today's price or why there is none."""
-
-    price: CardPrice
-    note: str | None = None
-
-
-def today_prices(
-    observations: Sequence[Observation], policy: PricePolicy, index: MarketIndex
-) -> dict[str, Priced]:
-    """Today's price per ranking condition (shared/pricing/today.py)."""
-    market = {c: market_price(observations, c, policy) for c in ("new", "used")}
-    found = card_prices(market, index, policy.now, policy.stale_days)
-    return {c: Priced(p, found.notes.get(c)) for c, p in found.by_condition.items()}
 
 
 def _gpu_rows(

@@ -60,7 +60,9 @@ def cloud_price(
         out.append(from_request("cloud_usd_per_hour", req.cloud_usd_per_hour, "USD per GPU-hour"))
         return req.cloud_usd_per_hour, None
     currency = Currency.from_settings(settings, datetime.now(UTC))
-    offer = cheapest_offer(session, cloud_gpu.id, req.pricing, currency)
+    offer = cheapest_offer(
+        session, cloud_gpu.id, req.pricing, currency, settings.cloud_quarantine_factor
+    )
     if offer is None:
         raise TcoInputError(
             "cloud_usd_per_hour",
@@ -73,10 +75,17 @@ def cloud_price(
             offer.usd_per_gpu_hour,
             "USD per GPU-hour",
             basis,
-            f"cheapest current {req.pricing} offer ({describe(offer.measure)}): "
+            f"cheapest current {req.pricing} offer ({describe(offer.measure)}"
+            f"{_held_back_note(req.pricing, offer)}): "
             f"{offer.provider} {offer.instance_type} ({offer.region}, {offer.gpu_count:g} GPU) "
             f"from {offer.source}",
             offer.observed_at.date(),
         )
     )
     return offer.usd_per_gpu_hour, offer
+
+
+def _held_back_note(pricing: str, offer: CloudPrice) -> str:
+    if offer.pricing != pricing:
+        return f"; no {pricing} offer below it: the {offer.pricing} offer"
+    return ""

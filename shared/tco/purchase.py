@@ -12,25 +12,46 @@ from shared.builds.assumptions import Sourced
 from shared.builds.build import Build
 from shared.catalog.specs import GpuSpec, load_catalog
 from shared.kit.settings import Settings
-from shared.pricing.market import MarketPrice
-from shared.pricing.measures import describe
-from shared.pricing.window import market_observations
-from shared.scoring.compute import SourceHealth, gpu_prices
+from shared.pricing.today import TodayPrice, Unpriced, bought_today
+from shared.scoring.compute import SourceHealth
 from shared.tco.request import TcoInputError, from_request
 from shared.tco.resale import estimate_resale
 from shared.tco.schemas import TcoRequest
 
 
-def market_price_for(
+def price_today(
     session: Session, gpu_id: str, condition: str, settings: Settings
-) -> MarketPrice | None:
+) -> TodayPrice | Unpriced | None:
+    """Today's price of the card in `condition` (shared/pricing/today.py): the ranking's
+    price, an estimate with its band where the observation is stale, Unpriced where no
+    index bridges the gap; None where the card was never priced in that condition."""
     policy = SourceHealth.read(session).policy(settings, datetime.now(UTC))
-    return gpu_prices(market_observations(session, [gpu_id], policy)[gpu_id], policy)[condition]
+    priced = bought_today(session, [gpu_id], policy)[gpu_id].get(condition)
+    return priced.price if priced is not None else None
 
 
-def price_basis(price: MarketPrice) -> d.Basis:
+def price_basis(price: TodayPrice) -> d.Basis:
+    if price.estimated:
+        return "estimated"
     kind = price.kind
     return kind if kind in ("scraped", "snapshot", "msrp") else "input"  # type: ignore[return-value]
+
+
+def price_source(price: TodayPrice) -> str:
+    """Where today's price comes from, in words, with its band."""
+    low, high = price.band
+    return f"{price.source}: {price.basis}; 80 % band ${low:,.2f}-${high:,.2f}"
+
+
+def priced_or_error(
+    price: TodayPrice | Unpriced | None, gpu_id: str, condition: str
+) -> TodayPrice | str:
+    """The price, or what the error says is missing (the caller names its field)."""
+    if isinstance(price, TodayPrice):
+        return price
+    if price is None:
+        return f"no market price for {gpu_id} ({condition})"
+    return f"no price today for {gpu_id} ({condition}): {price.reason}"
 
 
 def purchase_total(
@@ -42,27 +63,28 @@ def purchase_total(
     out: list[Sourced],
 ) -> tuple[Decimal, float]:
     """(purchase, share of it that is GPUs: what the resale estimate applies to)."""
-    price = market_price_for(session, gpu.id, req.condition, settings)
+    found = priced_or_error(
+        price_today(session, gpu.id, req.condition, settings), gpu.id, req.condition
+    )
     system_usd = build.system_usd
     gpu_share = 1.0
-    if price is not None:
-        gpus = price.usd * req.count
+    if isinstance(found, TodayPrice):
+        gpus = found.usd * req.count
         gpu_share = float(gpus / (gpus + system_usd))
     if req.purchase_usd is not None:
         out.append(from_request("purchase_usd", req.purchase_usd, "USD"))
         return req.purchase_usd, gpu_share
-    if price is None:
-        raise TcoInputError(
-            "purchase_usd", f"no market price for {gpu.id} ({req.condition}): give purchase_usd"
-        )
+    if not isinstance(found, TodayPrice):
+        raise TcoInputError("purchase_usd", f"{found}: give purchase_usd")
+    price = found
     out.append(
         Sourced(
             f"gpu_price ({price.condition})",
             price.usd,
             "USD per GPU",
             price_basis(price),
-            f"{price.source}: {price.method} ({describe(price.measure)})",
-            price.observed_at.date(),
+            price_source(price),
+            price.last_observed_at.date(),
         )
     )
     out.append(Sourced("system_share", system_usd, "USD", "assumption", build.system_basis()))

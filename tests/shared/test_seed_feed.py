@@ -48,7 +48,7 @@ def test_rtx_4090_is_rented_at_the_feeds_price(seeded_url: str):
     RTX 4090 offer (Vast.ai asked $0.3481 that day), and the cloud ranking stores it."""
     engine = make_engine(seeded_url)
     with Session(engine) as session:
-        offer = cheapest_offer(session, "rtx-4090", "on-demand", Currency(AFTER_FEED))
+        offer = cheapest_offer(session, "rtx-4090", "on-demand", Currency(AFTER_FEED), Decimal("2"))
         assert offer is not None
         assert (offer.provider, offer.usd_per_gpu_hour) == ("runpod", Decimal("0.34000"))
         assert offer.measure == "provider_cheapest" and offer.gpu_count == 1

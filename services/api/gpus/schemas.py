@@ -52,6 +52,27 @@ class CloudPrice(BaseModel):
     )
 
 
+class TodayPriceOut(BaseModel):
+    """Today's price in one condition: what /recommend ranks on."""
+
+    usd: Decimal | None = Field(description="None when there is no price today (see reason)")
+    unit: str = Field(description="usd, or usd_per_gpu_hour for cloud:*")
+    band_usd: tuple[Decimal, Decimal] | None = Field(description="its 80 % band")
+    estimated: bool = Field(
+        description="moved to today from an older observation by the market index of "
+        "comparable cards"
+    )
+    basis: str | None = Field(description="today's price in words")
+    last_usd: Decimal = Field(description="the observation it rests on")
+    last_observed_at: datetime
+    source: str
+    measure: str
+    note: str | None = Field(default=None, description="a caveat about this price")
+    reason: str | None = Field(
+        default=None, description="why there is no price today (too few asks, no index)"
+    )
+
+
 class GpuDetail(BaseModel):
     id: str
     name: str
@@ -59,6 +80,11 @@ class GpuDetail(BaseModel):
     provenance: dict[str, str]
     market_prices: dict[str, MarketOut | None]
     latest_by_kind: dict[str, MarketOut]
+    today_prices: dict[str, TodayPriceOut] = Field(
+        default_factory=dict,
+        description="today's price per condition (new, used, any, cloud:on-demand, "
+        "cloud:spot), as /recommend ranks it; absent where never seen",
+    )
     cloud: list[CloudPrice]
     best_quote: dict[str, QuoteOut | None] = Field(
         description="cheapest recent posted quote per condition, beside the market price: "

@@ -1,3 +1,6 @@
+import pytest
+
+
 def test_list_filters_and_paginates(market_client):
     page = market_client.get("/gpus", params={"min_memory_gb": 40, "limit": 5}).json()
     assert page["total"] > 5 and len(page["items"]) == 5
@@ -66,3 +69,32 @@ def test_the_mi350x_added_for_model_v2_is_listed_with_its_sources(market_client)
     assert "gpupoet:amd-instinct-mi350x" in body["provenance"]["sources"]
     amd = market_client.get("/gpus", params={"vendor": "AMD", "limit": 100}).json()
     assert "mi350x" in {g["id"] for g in amd["items"]}
+
+
+def test_detail_today_prices_are_the_ones_the_ranking_uses(bundled_client):
+    ranked = bundled_client.get(
+        "/recommend", params={"task": "cv", "condition": "used", "limit": 100}
+    ).json()["results"]
+    estimated = [r for r in ranked if r["price"]["estimated"]]
+    fresh = [r for r in ranked if not r["price"]["estimated"]]
+    assert estimated, "the bundled used prices include stale ones, moved to today"
+    for result in estimated[:3] + fresh[:2]:
+        today = bundled_client.get(f"/gpus/{result['gpu']['id']}").json()["today_prices"]["used"]
+        assert today["usd"] == str(result["price"]["usd"])
+        assert today["estimated"] == result["price"]["estimated"]
+        # The band widens with the time since the observation: the stored one was
+        # computed minutes before this request.
+        band = [float(v) for v in result["price"]["band_usd"]]
+        assert [float(v) for v in today["band_usd"]] == pytest.approx(band, rel=1e-3)
+        assert today["basis"] == result["price"]["basis"] and today["reason"] is None
+
+
+def test_detail_today_prices_say_why_a_card_has_none(bundled_client):
+    unranked = bundled_client.get(
+        "/recommend", params={"task": "cv", "condition": "used", "limit": 1}
+    ).json()["unranked"]
+    assert unranked, "some bundled used price is too old or too thin to stand for today"
+    first = unranked[0]
+    today = bundled_client.get(f"/gpus/{first['gpu']['id']}").json()["today_prices"]["used"]
+    assert today["usd"] is None and today["band_usd"] is None
+    assert today["reason"] == first["reason"]

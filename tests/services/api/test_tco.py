@@ -177,3 +177,25 @@ def test_the_query_is_the_domain_request_and_unknown_parameters_are_refused(
     extra = tco_client.get("/tco", params={**params, "colour": "red"})
     assert extra.status_code == 422
     assert extra.json()["detail"][0]["loc"] == ["query", "colour"]
+
+
+def test_a_stale_purchase_price_is_todays_estimate_as_the_ranking_has_it(
+    bundled_client: TestClient,
+) -> None:
+    ranked = bundled_client.get(
+        "/recommend", params={"task": "cv", "condition": "used", "limit": 100}
+    ).json()
+    estimated = next(r for r in ranked["results"] if r["price"]["estimated"])
+    gpu = estimated["gpu"]["id"]
+    body = bundled_client.get("/tco", params={"gpu": gpu, "condition": "used"}).json()
+    price = next(a for a in body["assumptions"] if a["name"] == "gpu_price (used)")
+    assert price["basis"] == "estimated"
+    assert Decimal(str(price["value"])) == Decimal(str(estimated["price"]["usd"]))
+    assert "index" in price["source"] and "80 % band" in price["source"]
+    unpriced = ranked["unranked"][0]
+    refused = bundled_client.get(
+        "/tco", params={"gpu": unpriced["gpu"]["id"], "condition": "used"}
+    )
+    assert refused.status_code == 422
+    message = refused.json()["message"]
+    assert "purchase_usd" in message and unpriced["reason"] in message

@@ -19,18 +19,18 @@ NOW = datetime.now(UTC)
 
 
 def _query(sort: Sort = "perf_per_dollar", **overrides: object) -> RecommendQuery:
-    fields: dict[str, object] = dict(
-        task="cv",
-        memory_gb=8,
-        memory_basis="requested",
-        precision="fp16",
-        condition="used",
-        budget_usd=None,
-        count=1,
-        datacenter=False,
-        limit=10,
-        sort=sort,
-    )
+    fields: dict[str, object] = {
+        "task": "cv",
+        "memory_gb": 8,
+        "memory_basis": "requested",
+        "precision": "fp16",
+        "condition": "used",
+        "budget_usd": None,
+        "count": 1,
+        "datacenter": False,
+        "limit": 10,
+        "sort": sort,
+    }
     fields.update(overrides)
     return RecommendQuery.model_validate(fields)
 

@@ -9,7 +9,7 @@ from sqlmodel import Session, select
 
 from shared.models import CloudOffer
 from shared.pricing.cloud import PRICINGS, Currency, cheapest_of
-from shared.scoring.compute import _offers_by_gpu
+from shared.pricing.today import _current_offers
 from shared.seed import seed_catalog
 
 NOW = datetime(2026, 11, 20, 12, tzinfo=UTC)
@@ -47,7 +47,7 @@ def test_offers_older_than_the_stale_age_are_not_read_and_prices_stay(session: S
         ]
     )
     session.flush()
-    read = _offers_by_gpu(session, [GPU], currency)[GPU]
+    read = _current_offers(session, [GPU], currency)[GPU]
     assert sorted(o.provider for o in read) == ["edge", "testcloud", "testcloud"]
     every = session.exec(select(CloudOffer).where(CloudOffer.gpu_id == GPU)).all()
     for pricing in PRICINGS:
