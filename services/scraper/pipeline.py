@@ -1,24 +1,24 @@
 """Pure pipeline stages for scraped listings: normalize -> validate -> dedupe.
 
 Every listing that does not go through comes back as a `Drop` with its stage and
-reason, and is counted in `PipelineStats`; a price the recent median calls absurd
-is quarantined (kept aside for review), not silently dropped. Persisting is the
-caller's step. Title matching is injected: any callable `str -> TitleMatch`.
+reason, and is counted in `PipelineStats`. Title matching is injected: any callable
+`str -> TitleMatch`. What comes out is valid; judging it against the market (the
+quarantine), leaving out what is stored already and storing it are the one ingest path
+of scraped and posted prices alike (shared/pricing/ingest.py), the runner's next step.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Generic, Protocol, TypeVar
 
-from services.scraper.listing import CloudListing, Condition, ListingType, RawListing
+from services.scraper.listing import CloudListing, Condition, RawListing
 from services.scraper.settings import ScraperSettings
 from shared.kit.money import CENT
 from shared.kit.text import UNSAFE_SCRAPED
-from shared.pricing.quarantine import DEFAULT_FACTOR, MARKET_GROUPS, quarantine_reason
 
 T = TypeVar("T")
 
@@ -34,8 +34,6 @@ STORED_CONDITIONS = {
     Condition.REFURBISHED: "refurbished",
     Condition.OPEN_BOX: "used",
 }
-# (gpu id, market group) -> recent median unit price in USD.
-MedianKey = tuple[str, str]
 
 
 class TitleMatch(Protocol):
@@ -66,15 +64,6 @@ class PricedListing:
     # "new", "used" or "refurbished", as stored.
     condition: str
 
-    @property
-    def median_key(self) -> MedianKey:
-        return (self.gpu_id, MARKET_GROUPS[self.condition])
-
-    @property
-    def is_bid(self) -> bool:
-        """A live auction's current bid: stored as such, never a market price."""
-        return self.listing.listing_type is ListingType.AUCTION
-
 
 @dataclass(frozen=True)
 class Drop:
@@ -92,19 +81,11 @@ class Drop:
         return f"{item.provider}:{item.instance_type}:{item.region}"
 
 
-@dataclass(frozen=True)
-class Quarantined:
-    item: PricedListing
-    reason: str
-    median_usd: Decimal
-
-
 @dataclass
 class PipelineStats:
     seen: int = 0
     accepted: int = 0
     dropped: Counter[str] = field(default_factory=Counter)
-    quarantined: Counter[str] = field(default_factory=Counter)
 
     def record(self, drops: Iterable[Drop]) -> None:
         for drop in drops:
@@ -118,62 +99,35 @@ class StageResult(Generic[T]):
 
 
 @dataclass(frozen=True)
-class ValidationResult:
-    accepted: list[PricedListing]
-    quarantined: list[Quarantined]
-    dropped: list[Drop]
-
-
-@dataclass(frozen=True)
 class PriceBounds:
     min_unit_usd: Decimal
     max_unit_usd: Decimal
-    # Quarantine a price above median * factor or below median / factor.
-    quarantine_factor: Decimal
 
     @classmethod
-    def from_settings(
-        cls, settings: ScraperSettings, quarantine_factor: Decimal = DEFAULT_FACTOR
-    ) -> PriceBounds:
-        return cls(settings.min_unit_price_usd, settings.max_unit_price_usd, quarantine_factor)
+    def from_settings(cls, settings: ScraperSettings) -> PriceBounds:
+        return cls(settings.min_unit_price_usd, settings.max_unit_price_usd)
 
 
 @dataclass(frozen=True)
 class PipelineResult:
     accepted: list[PricedListing]
-    quarantined: list[Quarantined]
     dropped: list[Drop]
     stats: PipelineStats
 
 
-MedianLookup = Callable[[set[MedianKey]], Mapping[MedianKey, Decimal]]
-
-
 def run(
-    listings: Iterable[RawListing],
-    matcher: TitleMatcher,
-    bounds: PriceBounds,
-    recent_medians: Mapping[MedianKey, Decimal] | MedianLookup,
+    listings: Iterable[RawListing], matcher: TitleMatcher, bounds: PriceBounds
 ) -> PipelineResult:
-    """All stages; `recent_medians` may be a lookup called with the keys the batch needs."""
+    """All stages: the valid listings, once each, and every drop with its reason."""
     raw = list(listings)
     stats = PipelineStats(seen=len(raw))
     normalized = normalize(raw, matcher)
-    if callable(recent_medians):
-        recent_medians = recent_medians(
-            {item.median_key for item in normalized.kept if not item.is_bid}
-        )
-    validated = validate(normalized.kept, bounds, recent_medians)
-    unique = dedupe(validated.accepted)
-    # Quarantined prices are stored too, so they need deduping like the accepted ones.
-    held = dedupe(q.item for q in validated.quarantined)
-    kept_held = {id(item) for item in held.kept}
-    quarantined = [q for q in validated.quarantined if id(q.item) in kept_held]
-    drops = normalized.dropped + validated.dropped + unique.dropped + held.dropped
+    validated = validate(normalized.kept, bounds)
+    unique = dedupe(validated.kept)
+    drops = normalized.dropped + validated.dropped + unique.dropped
     stats.record(drops)
-    stats.quarantined.update(q.reason for q in quarantined)
     stats.accepted = len(unique.kept)
-    return PipelineResult(unique.kept, quarantined, drops, stats)
+    return PipelineResult(unique.kept, drops, stats)
 
 
 def normalize(listings: Iterable[RawListing], matcher: TitleMatcher) -> StageResult[PricedListing]:
@@ -254,31 +208,18 @@ def _priced(listing: RawListing, gpu_id: str, quantity: int) -> PricedListing:
     return PricedListing(listing, gpu_id, quantity, total, unit, known, condition)
 
 
-def validate(
-    items: Iterable[PricedListing],
-    bounds: PriceBounds,
-    recent_medians: Mapping[MedianKey, Decimal],
-) -> ValidationResult:
-    accepted: list[PricedListing] = []
-    quarantined: list[Quarantined] = []
+def validate(items: Iterable[PricedListing], bounds: PriceBounds) -> StageResult[PricedListing]:
+    """Unit prices within the configured bounds (a bound is not the market: a price far
+    from the market is the ingest's quarantine, shared/pricing/ingest.py)."""
+    kept: list[PricedListing] = []
     dropped: list[Drop] = []
     for item in items:
         reason = _out_of_bounds(item.unit_price_usd, bounds)
         if reason is not None:
             dropped.append(Drop("validate", reason, item.listing, str(item.unit_price_usd)))
-            continue
-        # A bid is not judged against the market: it is never a market price, and an
-        # auction days from its end stands far below it as a matter of course.
-        held = (
-            None
-            if item.is_bid
-            else _quarantine(item, recent_medians.get(item.median_key), bounds.quarantine_factor)
-        )
-        if held is not None:
-            quarantined.append(held)
         else:
-            accepted.append(item)
-    return ValidationResult(accepted, quarantined, dropped)
+            kept.append(item)
+    return StageResult(kept, dropped)
 
 
 def _out_of_bounds(unit_usd: Decimal, bounds: PriceBounds) -> str | None:
@@ -289,11 +230,6 @@ def _out_of_bounds(unit_usd: Decimal, bounds: PriceBounds) -> str | None:
     if unit_usd > bounds.max_unit_usd:
         return "above_maximum_price"
     return None
-
-
-def _quarantine(item: PricedListing, median: Decimal | None, factor: Decimal) -> Quarantined | None:
-    reason = quarantine_reason(item.unit_price_usd, median, factor)
-    return None if reason is None or median is None else Quarantined(item, reason, median)
 
 
 def dedupe(items: Iterable[PricedListing]) -> StageResult[PricedListing]:

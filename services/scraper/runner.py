@@ -16,7 +16,6 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from decimal import Decimal
 from typing import Any
 
 from sqlalchemy.engine import Engine
@@ -36,8 +35,9 @@ from shared.kit.events import enqueue_after_commit, recompute_call
 from shared.kit.settings import Settings
 from shared.matching.titles import match_title
 from shared.models import Gpu
+from shared.pricing.ingest import ingest_prices
 from shared.pricing.measures import BID
-from shared.pricing.quarantine import QuarantineRules, references
+from shared.pricing.quarantine import QuarantineRules
 from shared.seed import seed_catalog
 from shared.sources.status import record_failure, record_success, status_for
 
@@ -253,7 +253,9 @@ def store_harvest(
     *,
     dry_run: bool = False,
 ) -> RunReport:
-    """Pipeline + persist; a dry run adds nothing and sends no events."""
+    """Pipeline, then store: listings through the shared ingest path
+    (shared/pricing/ingest.py), cloud offers here; a dry run adds nothing and sends no
+    events."""
     report = RunReport(
         spec.name, pages=harvest.pages, not_modified=harvest.not_modified, capped=harvest.capped
     )
@@ -264,39 +266,28 @@ def store_harvest(
             enqueue_after_commit(session, recompute_call(report.gpu_ids))
         return report
     when = harvest.observed_at
-
-    # Dry runs judge prices by the same quarantine settings a real run would.
-    rules = QuarantineRules.from_settings(settings)
-
-    def medians(keys: set[pipeline.MedianKey]) -> dict[pipeline.MedianKey, Decimal]:
-        return references(session, keys, when, rules)
-
-    bounds = pipeline.PriceBounds.from_settings(scraper_settings, rules.factor)
-    result = pipeline.run(harvest.listings, match_title, bounds, medians)
+    bounds = pipeline.PriceBounds.from_settings(scraper_settings)
+    result = pipeline.run(harvest.listings, match_title, bounds)
     report.listings = result.stats.seen
     report.rejected.update(result.stats.dropped)
-    report.rejected.update({f"quarantine.{k}": v for k, v in result.stats.quarantined.items()})
     report.matched = result.stats.seen - sum(
         n for reason, n in result.stats.dropped.items() if reason.startswith("normalize.")
     )
-    observations = [store.to_observation(i, spec.name, when) for i in result.accepted]
-    observations += [
-        store.to_observation(q.item, spec.name, when, quarantined=True) for q in result.quarantined
-    ]
-    fresh, already = store.new_observations(session, observations)
-    if already:
-        report.rejected["dedupe.already_stored"] += already
-    report.stored = sum(1 for o in fresh if not o.quarantined)
-    report.quarantined = sum(1 for o in fresh if o.quarantined)
-    report.bids = sum(1 for o in fresh if o.measure == BID)
-    # A bid is never a market price: it changes no score.
-    report.gpu_ids = sorted({o.gpu_id for o in fresh if not o.quarantined and o.measure != BID})
-    if dry_run:
-        return report
-    session.add_all(fresh)
-    session.flush()
-    if report.gpu_ids:
-        enqueue_after_commit(session, recompute_call(report.gpu_ids))
+    # The one ingest path of scraped and posted prices: quarantine, dedupe against what
+    # earlier runs stored, rows, recompute after the commit. Dry runs judge prices by the
+    # same quarantine settings a real run would.
+    records = [store.to_record(item, spec.name, when) for item in result.accepted]
+    rules = QuarantineRules.from_settings(settings)
+    ingested = ingest_prices(session, records, rules, now=when, dry_run=dry_run)
+    report.rejected.update(f"quarantine.{reason}" for reason in ingested.reasons if reason)
+    if ingested.already_stored:
+        report.rejected["dedupe.already_stored"] += ingested.already_stored
+    report.stored = sum(1 for o in ingested.stored if not o.quarantined)
+    report.quarantined = sum(1 for o in ingested.stored if o.quarantined)
+    report.bids = sum(1 for o in ingested.stored if o.measure == BID)
+    # The GPUs whose usable prices changed (a bid is never a market price, nor is a
+    # quarantined one): the ingest enqueued their recompute.
+    report.gpu_ids = ingested.gpu_ids
     return report
 
 

@@ -59,7 +59,7 @@ def snapshot_rows(raw_dir: Path) -> list[dict[str, str]]:
         listings = ebay_browse.parse(body, URL.format(search=search))
         # No quarantine here: a snapshot has no earlier market; the market price's
         # outlier fences apply when it is read.
-        result = pipeline.run(listings, match_title, bounds, {})
+        result = pipeline.run(listings, match_title, bounds)
         captured = capture_day(search, items).isoformat()
         rows.extend(
             {

@@ -1,17 +1,16 @@
-"""Persisting a run's pipeline output: price observations and cloud offers.
+"""A run's pipeline output as what is stored: price records and cloud offers.
 
-Append-only: a run adds dated rows and never updates or deletes stored ones, so a
-failing source cannot damage what earlier runs stored. Functions here only flush; the
-runner commits once per source run.
+Listings become `PriceRecord`s (shared/pricing/ingest.py), which the runner hands to the
+one ingest path of scraped and posted prices: it judges, dedupes and stores them. Cloud
+offers are stored here, append-only like prices (nothing posts them, so they have no
+other path); functions here only flush, and the runner commits once per source run.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from datetime import UTC, datetime, time
 from decimal import Decimal
-
-from sqlmodel import Session, col, select
 
 from services.scraper.cloud_match import cloud_gpu_id
 from services.scraper.listing import CloudListing, ListingType
@@ -20,15 +19,12 @@ from services.scraper.pipeline import (
     PricedListing,
     validate_cloud,
 )
-from shared.models import CloudOffer, PriceObservation
+from shared.models import CloudOffer
+from shared.pricing.ingest import PriceRecord
 from shared.pricing.market import SOLD_SUFFIX
 from shared.pricing.measures import ASK, BID, CLOUD_LIST, MARKETPLACE_OFFER, SALE
 
 SCRAPED = "scraped"
-# Keeps IN (...) lists well below every driver's parameter limit.
-CHUNK = 500
-
-ObservationKey = tuple[str, str | None, datetime]
 
 
 def observed_at(item: PricedListing, run_at: datetime) -> datetime:
@@ -43,62 +39,24 @@ def observed_at(item: PricedListing, run_at: datetime) -> datetime:
 MEASURES = {ListingType.ACTIVE: ASK, ListingType.SOLD: SALE, ListingType.AUCTION: BID}
 
 
-def to_observation(
-    item: PricedListing, source: str, run_at: datetime, *, quarantined: bool = False
-) -> PriceObservation:
+def to_record(item: PricedListing, source: str, run_at: datetime) -> PriceRecord:
     """A sale is stored under "<source>:sold"; an asking price and a live auction's current
     bid under the source, told apart by their measure."""
     listing = item.listing
     sold = listing.listing_type is ListingType.SOLD
-    return PriceObservation(
+    return PriceRecord(
         gpu_id=item.gpu_id,
         condition=item.condition,
-        price=item.unit_price_usd,
-        currency="USD",
-        price_usd=item.unit_price_usd,
-        kind=SCRAPED,
-        source=(source + SOLD_SUFFIX if sold else source)[:128],
-        url=listing.url[:1024],
-        listing_id=listing.listing_id[:128],
-        title=listing.title[:512],
-        quantity=item.quantity,
-        observed_at=observed_at(item, run_at),
-        quarantined=quarantined,
+        usd=item.unit_price_usd,
         measure=MEASURES[listing.listing_type],
+        kind=SCRAPED,
+        source=source + SOLD_SUFFIX if sold else source,
+        observed_at=observed_at(item, run_at),
+        listing_id=listing.listing_id,
+        title=listing.title,
+        url=listing.url,
+        quantity=item.quantity,
     )
-
-
-def new_observations(
-    session: Session, observations: Sequence[PriceObservation]
-) -> tuple[list[PriceObservation], int]:
-    """The observations not stored yet (a sold listing is re-read by every run)."""
-    stored = _stored_keys(session, observations)
-    fresh: list[PriceObservation] = []
-    for o in observations:
-        key = _key(o)
-        if key not in stored:
-            stored.add(key)
-            fresh.append(o)
-    return fresh, len(observations) - len(fresh)
-
-
-def _key(o: PriceObservation) -> ObservationKey:
-    return (o.source, o.listing_id, o.observed_at)
-
-
-def _stored_keys(session: Session, observations: Sequence[PriceObservation]) -> set[ObservationKey]:
-    sources = sorted({o.source for o in observations})
-    ids = sorted({o.listing_id for o in observations if o.listing_id is not None})
-    found: set[ObservationKey] = set()
-    for start in range(0, len(ids), CHUNK):
-        query = select(
-            PriceObservation.source, PriceObservation.listing_id, PriceObservation.observed_at
-        ).where(
-            col(PriceObservation.source).in_(sources),
-            col(PriceObservation.listing_id).in_(ids[start : start + CHUNK]),
-        )
-        found.update(session.exec(query))
-    return found
 
 
 def to_cloud_offers(

@@ -53,7 +53,7 @@ def _pipeline_reason(listing: RawListing, match: TitleMatch, bounds: PriceBounds
     normalized = normalize([listing], lambda _title: match)
     if normalized.dropped:
         return normalized.dropped[0].reason
-    validated = validate(normalized.kept, bounds, {})
+    validated = validate(normalized.kept, bounds)
     return validated.dropped[0].reason if validated.dropped else None
 
 

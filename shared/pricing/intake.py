@@ -8,7 +8,6 @@ whose alerts it fires: shared/pricing/quotes.py.
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -17,18 +16,12 @@ from sqlmodel import Session
 
 from shared.catalog.specs import load_catalog
 from shared.kit.errors import InputError
-from shared.kit.events import enqueue_after_commit, recompute_call
 from shared.kit.money import CENT
 from shared.kit.settings import Settings
 from shared.models import PriceObservation
+from shared.pricing.ingest import PriceRecord, ingest_prices
 from shared.pricing.measures import QUOTE
-from shared.pricing.quarantine import (
-    MARKET_GROUPS,
-    QuarantineRules,
-    Reference,
-    quarantine_reason,
-    reference_details,
-)
+from shared.pricing.quarantine import QuarantineRules, Reference
 
 CONDITIONS = ("new", "used", "refurbished")
 # Above any GPU's price; larger is a typo (an extra zero), not a market price.
@@ -85,35 +78,26 @@ def record_price(
     """Store one validated quote of `owner_key_id` (None: an operator quote); alerts
     follow after the caller commits.
 
-    A price far from the market (the same quarantine rule, settings and reference as
-    scraped prices; for a card with no market price its launch price or its peers') is
-    stored quarantined: kept and visible, never fires an alert.
+    Stored as scraped prices are (shared/pricing/ingest.py): a price far from the market
+    (the same quarantine rule, settings and reference; for a card with no market price its
+    launch price or its peers') is stored quarantined: kept and visible, never fires an
+    alert.
     """
     validate(price)
-    usd = price.usd.quantize(CENT)
-    now = datetime.now(UTC)
-    key = (price.gpu_id, MARKET_GROUPS[price.condition])
-    rules = QuarantineRules.from_settings(settings)
-    reference = reference_details(session, {key}, now, rules).get(key)
-    reason = quarantine_reason(usd, reference.usd if reference else None, rules.factor)
-    observation = PriceObservation(
+    record = PriceRecord(
         gpu_id=price.gpu_id,
         condition=price.condition,
-        price=usd,
-        currency="USD",
-        price_usd=usd,
-        kind=kind,
-        source=price.source.strip()[:128],
-        url=price.url,
-        listing_id=f"{kind}:{uuid.uuid4().hex}",
-        title=price.title,
-        quantity=price.quantity,
-        observed_at=now,
-        quarantined=reason is not None,
+        usd=price.usd.quantize(CENT),
         measure=QUOTE,
+        kind=kind,
+        source=price.source.strip(),
+        observed_at=datetime.now(UTC),
+        title=price.title,
+        url=price.url,
+        quantity=price.quantity,
         owner_key_id=owner_key_id,
     )
-    session.add(observation)
-    session.flush()
-    enqueue_after_commit(session, recompute_call([price.gpu_id]))
-    return RecordedPrice(observation, reference, reason)
+    rules = QuarantineRules.from_settings(settings)
+    ingested = ingest_prices(session, [record], rules, now=record.observed_at)
+    [observation], [reason] = ingested.rows, ingested.reasons
+    return RecordedPrice(observation, ingested.references.get(record.reference_key), reason)

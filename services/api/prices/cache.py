@@ -2,9 +2,10 @@
 
 A page of a popular card's history is cheap with its index; its market price and its
 total are not (the market window and a count of a year of rows). Pages of the same
-history repeat them. Prices are append-only (services/scraper/store.py, intake), so the
-newest price id names the data they were computed from; a short lifetime bounds what
-`now` moves meanwhile (price ages, staleness) and a commit of a lower id seen late.
+history repeat them. Prices are append-only (shared/pricing/ingest.py, their one way
+in), so the newest price id names the data they were computed from; a short lifetime
+bounds what `now` moves meanwhile (price ages, staleness) and a commit of a lower id
+seen late.
 """
 
 from __future__ import annotations

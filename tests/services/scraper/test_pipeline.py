@@ -16,8 +16,12 @@ from services.scraper.pipeline import (
     validate_cloud,
 )
 from services.scraper.settings import ScraperSettings
+from services.scraper.store import to_record
+from shared.pricing.ingest import PriceRecord, quarantine_reasons
+from shared.pricing.quarantine import DEFAULT_FACTOR
 
 BOUNDS = PriceBounds.from_settings(ScraperSettings())
+RUN_AT = datetime(2026, 11, 5, 12, 0, tzinfo=UTC)
 
 
 @dataclass(frozen=True)
@@ -106,21 +110,35 @@ def test_validate_bounds_and_quarantine_against_recent_median() -> None:
         ],
         matcher,
     ).kept
-    result = validate(items, BOUNDS, {("rtx-4090", "used"): Decimal("1700")})
-    assert [i.listing.listing_id for i in result.accepted] == ["ok"]
+    result = validate(items, BOUNDS)
+    assert [i.listing.listing_id for i in result.kept] == ["ok", "scam", "gouge"]
     assert [(d.ref, d.reason) for d in result.dropped] == [
         ("ebay:cheap", "below_minimum_price"),
         ("ebay:huge", "above_maximum_price"),
     ]
-    assert [(q.item.listing.listing_id, q.reason) for q in result.quarantined] == [
+    # Judging against the market is the ingest's, for scraped and posted prices alike.
+    records = [to_record(item, "ebay", RUN_AT) for item in result.kept]
+    held = _held(records, {("rtx-4090", "used"): Decimal("1700")})
+    assert [r.listing_id for r, reason in held if reason is None] == ["ok"]
+    assert [(r.listing_id, reason) for r, reason in held if reason is not None] == [
         ("scam", "below_median_factor"),
         ("gouge", "above_median_factor"),
     ]
 
 
+def _held(
+    records: list[PriceRecord], medians: dict[tuple[str, str], Decimal]
+) -> list[tuple[PriceRecord, str | None]]:
+    """Each record with the ingest's quarantine reason against `medians`."""
+    reasons = quarantine_reasons(records, medians, DEFAULT_FACTOR)
+    return list(zip(records, reasons, strict=True))
+
+
 def test_no_median_means_no_quarantine() -> None:
     items = normalize([listing(price=Money(Decimal("6000"), "USD"))], matcher).kept
-    assert len(validate(items, BOUNDS, {}).accepted) == 1
+    kept = validate(items, BOUNDS).kept
+    assert len(kept) == 1
+    assert quarantine_reasons([to_record(kept[0], "ebay", RUN_AT)], {}, DEFAULT_FACTOR) == [None]
 
 
 def test_dedupe_keeps_first_per_source_and_id() -> None:
@@ -146,18 +164,25 @@ def test_run_counts_every_outcome_by_reason() -> None:
         listing("3", price=None, price_issue="price_range"),
         listing("4", price=Money(Decimal("100"), "USD"), shipping=None),
     ]
-    result = run(batch, matcher, BOUNDS, {("rtx-4090", "used"): Decimal("1650")})
-    assert [i.listing.listing_id for i in result.accepted] == ["1"]
+    result = run(batch, matcher, BOUNDS)
+    assert [i.listing.listing_id for i in result.accepted] == ["1", "4"]
     assert result.stats.seen == 5
-    assert result.stats.accepted == 1
+    assert result.stats.accepted == 2
     assert result.stats.dropped == {
         "normalize.box_only": 1,
         "normalize.price_range": 1,
         "dedupe.duplicate": 1,
     }
-    assert result.stats.quarantined == {"below_median_factor": 1}
     counted = result.stats.accepted + sum(result.stats.dropped.values())
-    assert counted + sum(result.stats.quarantined.values()) == result.stats.seen
+    assert counted == result.stats.seen
+    # The $100 lot is valid, and then held back by the ingest's quarantine (the run
+    # counts it as "quarantine.below_median_factor"); the $1,625 one is not.
+    records = [to_record(item, "ebay", RUN_AT) for item in result.accepted]
+    held = _held(records, {("rtx-4090", "used"): Decimal("1650")})
+    assert [(r.listing_id, reason) for r, reason in held] == [
+        ("1", None),
+        ("4", "below_median_factor"),
+    ]
 
 
 def test_validate_cloud() -> None:

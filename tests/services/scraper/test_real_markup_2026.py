@@ -38,6 +38,7 @@ from services.scraper.sources import ebay
 from services.scraper.verdict import listing_verdict
 from shared.alerts.triggers import evaluate, parse_trigger
 from shared.models import PriceObservation
+from shared.pricing.ingest import observation, quarantine_reasons
 from shared.pricing.market import PricePolicy, market_price
 from shared.pricing.measures import ASK, BID, SALE
 from shared.sources.status import SourceStatus
@@ -236,7 +237,7 @@ def test_parse_page_shows_euros_as_euros() -> None:
     assert line["reason"] == "no_gpu"  # a LEGO set: the matcher's verdict comes first
     # The same card were it a GPU: kept out for its currency.
     [card] = ebay.parse(DE_ACTIVE.read_bytes(), DE_ACTIVE_URL)
-    bounds = pipeline.PriceBounds(Decimal(20), Decimal(100000), Decimal(3))
+    bounds = pipeline.PriceBounds(Decimal(20), Decimal(100000))
     verdict = listing_verdict(card, lambda _title: _Match("rtx-3090"), bounds)
     assert (verdict.gpu_id, verdict.reason) == ("rtx-3090", "currency")
 
@@ -261,7 +262,7 @@ def test_a_finished_auction_on_a_sold_page_is_a_sale() -> None:
     assert finished.listing_type is ListingType.SOLD
     priced = pipeline.normalize([finished], lambda _title: _Match("rtx-3090"))
     [item] = priced.kept
-    assert store.to_observation(item, "ebay", RUN_AT).measure == SALE
+    assert observation(store.to_record(item, "ebay", RUN_AT)).measure == SALE
 
 
 class _Match:
@@ -273,18 +274,21 @@ class _Match:
 
 def test_a_bid_is_stored_as_a_bid_and_never_quarantined() -> None:
     cards = ebay.parse(AUCTION.read_bytes(), AUCTION_URL)
-    bounds = pipeline.PriceBounds(Decimal(20), Decimal(100000), Decimal(3))
+    bounds = pipeline.PriceBounds(Decimal(20), Decimal(100000))
     # Used RTX 3080s at $1,500 recently: the $240.40 bid and the $427.90 ask are both
     # below a third of it.
     medians = {("rtx-3080-10gb", "used"): Decimal(1500)}
-    result = pipeline.run(cards, lambda _t: _Match("rtx-3080-10gb"), bounds, medians)
+    result = pipeline.run(cards, lambda _t: _Match("rtx-3080-10gb"), bounds)
+    records = [store.to_record(item, "ebay", RUN_AT) for item in result.accepted]
+    reasons = quarantine_reasons(records, medians, Decimal(3))
     measures = {
-        item.listing.listing_id: store.to_observation(item, "ebay", RUN_AT).measure
-        for item in result.accepted
+        record.listing_id: observation(record).measure
+        for record, reason in zip(records, reasons, strict=True)
+        if reason is None
     }
     assert measures == {BID_ID: BID}
-    [held] = result.quarantined
-    assert held.item.listing.listing_id == ASK_ID  # the ask is judged, the bid is not
+    [held] = [record for record, reason in zip(records, reasons, strict=True) if reason]
+    assert held.listing_id == ASK_ID  # the ask is judged, the bid is not
 
 
 def _serve_auction_page(env: ScrapeEnv) -> None:

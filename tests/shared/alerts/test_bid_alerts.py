@@ -24,6 +24,7 @@ from shared.alerts.triggers import _buyable_offers
 from shared.kit.db import session_scope
 from shared.matching.titles import match_title
 from shared.models import PriceObservation
+from shared.pricing.ingest import observation
 from shared.pricing.measures import ASK, BID
 from tests.factories import make_observation, plain_settings
 from tests.services.scraper.fixture_server import SAMPLES_DIR
@@ -48,7 +49,7 @@ def _scraped_bid(
     if as_ask:  # the control: the same card read as an asking price
         card = replace(card, listing_type=ListingType.ACTIVE)
     [item] = pipeline.normalize([replace(card, listing_id=listing_id)], match_title).kept
-    return store.to_observation(item, "ebay", at)
+    return observation(store.to_record(item, "ebay", at))
 
 
 def add(engine: Engine, *rows: PriceObservation) -> None:
