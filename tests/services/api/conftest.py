@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -15,7 +15,9 @@ from shared.seed import seed_catalog
 from tests.conftest import _drop_postgres_database, make_settings, new_database
 from tests.factories import make_observation, recompute
 
-NOW = datetime(2026, 11, 1, tzinfo=UTC)
+# A month before the day the tests run: fresh whenever they run (a fixed date would turn
+# stale, and the controlled market into estimates, 90 days after it).
+NOW = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0) - timedelta(days=30)
 # gpu id, condition, usd, kind
 MARKET = [
     ("rtx-3090", "used", "800", "scraped"),

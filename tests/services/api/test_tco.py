@@ -193,9 +193,7 @@ def test_a_stale_purchase_price_is_todays_estimate_as_the_ranking_has_it(
     assert Decimal(str(price["value"])) == Decimal(str(estimated["price"]["usd"]))
     assert "index" in price["source"] and "80 % band" in price["source"]
     unpriced = ranked["unranked"][0]
-    refused = bundled_client.get(
-        "/tco", params={"gpu": unpriced["gpu"]["id"], "condition": "used"}
-    )
+    refused = bundled_client.get("/tco", params={"gpu": unpriced["gpu"]["id"], "condition": "used"})
     assert refused.status_code == 422
     message = refused.json()["message"]
     assert "purchase_usd" in message and unpriced["reason"] in message
