@@ -1,0 +1,303 @@
+"""LLM prefill (prompt processing): matrix-bound time at a software-aware matrix rate.
+
+Prefill of P prompt tokens on one GPU:
+
+    t = P * F / (R_sw * s0 * share) + W / (BW * 0.8) + c * L / 32,   tokens/s = P / t
+
+F = 2 x active parameters (FLOPs per token), W the weight bytes read once per call (once
+per 512-token micro-batch in the FP16-accumulate family: llama.cpp's default n_ubatch), BW the
+memory bandwidth, c the software stack's per-call overhead for a 32-layer model (the LLM
+fit's `step_overhead_s`), L the model's layers. What is new against v2 is R_sw x share:
+
+- R_sw, the peak matrix rate the *software family* runs at. llama.cpp, llamafile and
+  Ollama multiply in 16 bits with 16-bit accumulation (cuBLAS FP16 GEMMs with FP16
+  compute; quantised prompts on int8 MMQ kernels, whose rate is 2x that on every NVIDIA
+  card): on GeForce Turing, Ampere, Ada and Blackwell that is the full FP16-accumulate
+  tensor rate, twice the catalog's `fp16_tensor_tflops` (which is the FP32-accumulate
+  rate, halved on GeForce; gpu_catalog.md). TITAN, workstation and datacenter parts run
+  both accumulations at one rate, so their catalog figure stands. Cards without tensor
+  cores run these kernels on the shader ALUs: FP32 rate, or for quantised weights the
+  DP4A int8 rate (4x FP32) where the chip has it (Pascal other than GP100, GTX 16).
+  TensorRT-LLM and vLLM accumulate in FP32 at the weights' native precision (FP8, FP4
+  where the hardware has it): the catalog rates (`workloads.compute_rate`).
+- share, the achieved share of that peak per chip class and architecture, fitted on the
+  prefill tables (`prefill_fit.py`) as log offsets: one shared across families plus one
+  per family, each with a ridge prior. s0 fixes the unit: 0.4, llama-bench pp512 F16 on
+  the RTX 3090 (4,185 tok/s x 13.4 GFLOP = 56 TFLOPS of 142 FP16-accumulate).
+
+The 80 % interval is the held-out error spread (leave one GPU out) of the GPU's family
+and chip class, widened to the leave-one-architecture-out spread where the family has
+no measurement of the GPU's architecture (prefill_fit.py, docs/model/prefill.md).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from shared.catalog.specs import GpuSpec, load_catalog
+from shared.perfmodel.memory import estimate_shape
+from shared.perfmodel.workloads import LlmWorkload, compute_rate
+
+PREFILL_VERSION = "prefill-2026.12.1"
+PARAMS_PATH = Path(__file__).parent / "params" / f"{PREFILL_VERSION}.json"
+
+# Software families by their accumulate precision.
+FP16_ACCUMULATE = "fp16-accumulate"  # llama.cpp, llamafile, Ollama
+FP32_ACCUMULATE = "fp32-accumulate"  # TensorRT-LLM, vLLM
+FAMILIES = (FP16_ACCUMULATE, FP32_ACCUMULATE)
+STACK_FAMILY: dict[str, str] = {
+    "llama.cpp": FP16_ACCUMULATE,
+    "llamafile": FP16_ACCUMULATE,
+    "ollama": FP16_ACCUMULATE,
+    "tensorrt-llm": FP32_ACCUMULATE,
+    "vllm": FP32_ACCUMULATE,
+}
+
+# Chip classes (what the kernels were written for, and the memory system).
+GEFORCE = "geforce"  # consumer cards incl. TITAN
+WORKSTATION = "workstation"
+DATACENTER_GDDR = "datacenter-gddr"
+DATACENTER_HBM = "datacenter-hbm"
+NO_TENSOR = "no-tensor-cores"  # Pascal, GTX 16, RDNA: shader-ALU GEMMs
+CHIP_CLASSES = (GEFORCE, WORKSTATION, DATACENTER_GDDR, DATACENTER_HBM, NO_TENSOR)
+REFERENCE_CLASS = GEFORCE
+REFERENCE_ARCHITECTURE = "Ampere"
+
+# GeForce generations whose FP16 tensor rate with FP32 accumulation is half the
+# FP16-accumulate rate (gpu_catalog.md, Dettmers 2020); TITANs run both at full rate.
+HALVED_GEFORCE_ARCHITECTURES = frozenset({"Turing", "Ampere", "Ada Lovelace", "Blackwell"})
+FP16_ACCUMULATE_FACTOR = 2.0
+BASE_SHARE = 0.4
+DP4A_FACTOR = 4.0
+BANDWIDTH_EFFICIENCY = 0.8  # as inference.py: STREAM-like share of the datasheet rate
+REFERENCE_LAYERS = 32.0
+# Per-call overhead (s, 32 layers) when no fitted LLM parameters are given: the LLM fit's
+# values for llama.cpp and TensorRT-LLM (docs/model/classes.md).
+DEFAULT_OVERHEAD_S: dict[str, float] = {FP16_ACCUMULATE: 1.4e-3, FP32_ACCUMULATE: 2.2e-3}
+# llama.cpp's default micro-batch (n_ubatch): a prompt is multiplied 512 tokens at a
+# time, each pass reading all weights again.
+LLAMACPP_UBATCH = 512
+# A new architecture's interval is at least this many times its class's (log) width.
+WIDEN_UNMEASURED = 2.0
+
+
+def family_of(stack: str) -> str:
+    """The software family of a stack; unknown stacks are treated as FP32-accumulate
+    (PyTorch / cuBLAS defaults)."""
+    return STACK_FAMILY.get(stack, FP32_ACCUMULATE)
+
+
+def is_halved_geforce(gpu: GpuSpec) -> bool:
+    """GeForce cards whose catalog FP16 tensor rate is half their FP16-accumulate rate."""
+    return (
+        gpu.geforce_eula
+        and gpu.has_tensor_cores
+        and "TITAN" not in gpu.name.upper()
+        and gpu.architecture in HALVED_GEFORCE_ARCHITECTURES
+    )
+
+
+def fp16_accumulate_rate(gpu: GpuSpec) -> float:
+    """Peak FP16 tensor rate with FP16 accumulation (TFLOPS), derived from the catalog
+    (which has no such column): 2x its FP32-accumulate figure on halved GeForce cards,
+    the same figure elsewhere; the FP32 rate on cards without tensor cores."""
+    if not gpu.has_tensor_cores or gpu.fp16_tensor_tflops is None:
+        return gpu.fp32_tflops
+    factor = FP16_ACCUMULATE_FACTOR if is_halved_geforce(gpu) else 1.0
+    return gpu.fp16_tensor_tflops * factor
+
+
+def has_dp4a(gpu: GpuSpec) -> bool:
+    """NVIDIA cards without tensor cores but with the 4-way int8 dot product (Pascal
+    GP102-GP107, Turing GTX 16); the P100's GP100 and Kepler lack it."""
+    return (
+        gpu.vendor == "NVIDIA"
+        and not gpu.has_tensor_cores
+        and gpu.architecture in {"Pascal", "Turing"}
+        and "P100" not in gpu.name
+    )
+
+
+def software_rate(gpu: GpuSpec, family: str, weights: str) -> float:
+    """Peak matrix rate (TFLOPS) the family's prefill GEMMs run at on this GPU."""
+    if family == FP16_ACCUMULATE:
+        if weights != "fp16" and has_dp4a(gpu):
+            # llama.cpp's quantised matrix kernels (MMQ) use DP4A: 4 int8 MACs per FP32 op.
+            return DP4A_FACTOR * gpu.fp32_tflops
+        return fp16_accumulate_rate(gpu)
+    if not gpu.has_tensor_cores:
+        return gpu.fp32_tflops
+    return compute_rate(gpu, weights)
+
+
+def chip_class(gpu: GpuSpec) -> str:
+    if not gpu.has_tensor_cores:
+        return NO_TENSOR
+    if gpu.segment == "consumer":
+        return GEFORCE
+    if gpu.segment == "workstation":
+        return WORKSTATION
+    return DATACENTER_HBM if gpu.memory_type.startswith("HBM") else DATACENTER_GDDR
+
+
+def class_key(kind: str, name: str, family: str | None = None) -> str:
+    """Name of one log-share parameter: kind 'class' or 'arch', shared or per family."""
+    return f"{kind}:{name}" if family is None else f"{family}/{kind}:{name}"
+
+
+def share_keys(gpu: GpuSpec, family: str) -> list[str]:
+    """The parameters whose sum is the GPU's log share in this family (references
+    excluded: GeForce and Ampere are 0 in the shared part)."""
+    keys = []
+    klass, arch = chip_class(gpu), gpu.architecture
+    if klass != REFERENCE_CLASS:
+        keys.append(class_key("class", klass))
+    if arch != REFERENCE_ARCHITECTURE:
+        keys.append(class_key("arch", arch))
+    keys.append(class_key("class", klass, family))
+    keys.append(class_key("arch", arch, family))
+    return keys
+
+
+@dataclass(frozen=True, slots=True)
+class PrefillParams:
+    """Fitted log shares, and the 80 % interval half-widths (log) by family and class."""
+
+    log_share: dict[str, float]
+    # "family/class" -> half-width for a GPU of a measured architecture.
+    half_width: dict[str, float]
+    # "family/class" -> half-width for an architecture the family never measured.
+    half_width_new_arch: dict[str, float]
+    # family -> architectures and chip classes with a measurement in the fit's data.
+    measured_architectures: dict[str, list[str]]
+    measured_gpus: dict[str, list[str]]
+    evaluation: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "log_share": self.log_share,
+            "half_width": self.half_width,
+            "half_width_new_arch": self.half_width_new_arch,
+            "measured_architectures": self.measured_architectures,
+            "measured_gpus": self.measured_gpus,
+            "evaluation": self.evaluation,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> PrefillParams:
+        return cls(
+            log_share=dict(data["log_share"]),
+            half_width=dict(data.get("half_width", {})),
+            half_width_new_arch=dict(data.get("half_width_new_arch", {})),
+            measured_architectures={k: list(v) for k, v in data["measured_architectures"].items()},
+            measured_gpus={k: list(v) for k, v in data["measured_gpus"].items()},
+            evaluation=dict(data.get("evaluation", {})),
+        )
+
+
+@lru_cache(maxsize=2)
+def load_prefill_params(path: Path = PARAMS_PATH) -> PrefillParams:
+    return PrefillParams.from_json(json.loads(path.read_text()))
+
+
+def achieved_share(gpu: GpuSpec, family: str, log_share: dict[str, float]) -> float:
+    return BASE_SHARE * math.exp(sum(log_share.get(k, 0.0) for k in share_keys(gpu, family)))
+
+
+def prefill_tokens_per_s(
+    gpu: GpuSpec,
+    workload: LlmWorkload,
+    family: str,
+    log_share: dict[str, float],
+    overhead_s: float | None = None,
+    tp: int = 1,
+) -> float:
+    """Prompt tokens per second per GPU of a tensor-parallel group of `tp` (the prompt's
+    matrix work and the weight reads split over the group; communication not modelled)."""
+    layers, _ = estimate_shape(workload.active_b)
+    per_call = DEFAULT_OVERHEAD_S[family] if overhead_s is None else overhead_s
+    rate = software_rate(gpu, family, workload.weights) * 1e12
+    matmul = rate * achieved_share(gpu, family, log_share)
+    tokens = workload.prompt_tokens
+    flops = 2.0 * workload.active_b * 1e9 * tokens
+    weight_bytes = workload.active_b * 1e9 * workload.bits / 8.0
+    passes = math.ceil(tokens / LLAMACPP_UBATCH) if family == FP16_ACCUMULATE else 1
+    bandwidth = gpu.memory_bandwidth_gbs * 1e9 * BANDWIDTH_EFFICIENCY
+    step = flops / (tp * matmul) + passes * weight_bytes / (tp * bandwidth)
+    step += passes * per_call * layers / REFERENCE_LAYERS
+    return tokens / step / tp
+
+
+def _width(widths: dict[str, float], family: str, klass: str) -> float:
+    # The family and class's, else the family's, else all errors' (prefill_fit.width_for).
+    return widths.get(f"{family}/{klass}", widths.get(family, widths.get("all", 1.0)))
+
+
+def half_width(params: PrefillParams, gpu: GpuSpec, family: str) -> tuple[float, bool]:
+    """(log half-width of the 80 % interval, whether the family measured the GPU's
+    architecture). An unmeasured architecture gets the leave-one-architecture-out
+    spread, at least WIDEN_UNMEASURED times the measured one."""
+    klass = chip_class(gpu)
+    base = _width(params.half_width, family, klass)
+    if gpu.architecture in params.measured_architectures.get(family, []):
+        return base, True
+    new = _width(params.half_width_new_arch, family, klass)
+    return max(new, base * WIDEN_UNMEASURED), False
+
+
+@dataclass(frozen=True, slots=True)
+class PrefillEstimate:
+    """A GPU's prefill rate relative to the reference GPU at 16-bit weights."""
+
+    relative: float
+    interval: tuple[float, float]
+    family: str
+    chip_class: str
+    architecture_measured: bool
+    gpu_measured: bool
+
+
+def predict_relative(
+    gpu: GpuSpec,
+    reference: GpuSpec,
+    workload: LlmWorkload,
+    stack: str,
+    overhead_s: float | None = None,
+    params: PrefillParams | None = None,
+) -> PrefillEstimate:
+    """Prefill of `gpu` over the reference running the same model with 16-bit weights on
+    the same stack, with the 80 % interval of the held-out errors."""
+    p = params or load_prefill_params()
+    family = family_of(stack)
+    one = prefill_tokens_per_s(gpu, workload, family, p.log_share, overhead_s)
+    ref_workload = replace(workload, weights="fp16", bits_per_weight=None)
+    ref = prefill_tokens_per_s(reference, ref_workload, family, p.log_share, overhead_s)
+    value = one / ref
+    width, measured = half_width(p, gpu, family)
+    return PrefillEstimate(
+        relative=value,
+        interval=(value * math.exp(-width), value * math.exp(width)),
+        family=family,
+        chip_class=chip_class(gpu),
+        architecture_measured=measured,
+        gpu_measured=gpu.id in p.measured_gpus.get(family, []),
+    )
+
+
+def product_prefill_tokens_per_s(
+    gpu: GpuSpec, workload: LlmWorkload, stack: str, overhead_s: float | None = None, tp: int = 1
+) -> float:
+    """Prefill tokens/s per GPU with the bundled fitted shares (the product's hook)."""
+    family = family_of(stack)
+    return prefill_tokens_per_s(
+        gpu, workload, family, load_prefill_params().log_share, overhead_s, tp
+    )
+
+
+def reference_gpu(gpu_id: str = "rtx-3090") -> GpuSpec:
+    return load_catalog().by_id[gpu_id]

@@ -1,0 +1,136 @@
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+from shared.catalog.specs import load_catalog
+from shared.perfmodel import prefill as pre
+from shared.perfmodel import prefill_fit as pf
+from shared.perfmodel.prefill_data import PrefillRow, load_prefill_rows
+from shared.perfmodel.workloads import LlmWorkload
+
+
+@lru_cache(maxsize=1)
+def _rows() -> tuple[PrefillRow, ...]:
+    return tuple(load_prefill_rows())
+
+
+@lru_cache(maxsize=1)
+def _all_shares() -> dict[str, float]:
+    return pf.fit(_rows())
+
+
+def test_geforce_fp16_accumulate_rate_is_twice_the_catalog_figure():
+    cat = load_catalog().by_id
+    assert pre.fp16_accumulate_rate(cat["rtx-3090"]) == 2 * 71.2
+    assert pre.fp16_accumulate_rate(cat["rtx-4090"]) == 2 * 165.2
+    # Workstation, datacenter and TITAN cards: one rate for both accumulations.
+    assert pre.fp16_accumulate_rate(cat["rtx-a6000"]) == 154.8
+    assert pre.fp16_accumulate_rate(cat["titan-rtx"]) == 130.5
+    assert pre.fp16_accumulate_rate(cat["h100-sxm5"]) == 989.4
+    # The FP32-accumulate family keeps the catalog rates.
+    assert pre.software_rate(cat["rtx-3090"], pre.FP32_ACCUMULATE, "fp16") == 71.2
+    assert pre.software_rate(cat["h100-sxm5"], pre.FP32_ACCUMULATE, "fp8") == 1979
+
+
+def test_rows_cover_the_three_sources():
+    rows = _rows()
+    assert {r.source for r in rows} == {"localscore", "llama.cpp", "tensorrt-llm"}
+    assert len({r.row_id for r in rows}) == len(rows)
+    # A 14B model at Q4_K_M (9 GB) does not fit an 8 GB card: no such row.
+    cat = load_catalog().by_id
+    local = [r for r in rows if r.source == "localscore"]
+    assert all(r.workload.weight_gb <= cat[r.gpu_id].memory_gb for r in local)
+
+
+def _ratio(shares: dict[str, float], a: str, b: str, group: str) -> float:
+    cat = load_catalog().by_id
+    members = {r.gpu_id: r for r in _rows() if r.group == group}
+    ra, rb = members[a], members[b]
+    return math.exp(pf._log_pred(ra, cat[a], shares) - pf._log_pred(rb, cat[b], shares))
+
+
+def test_same_die_pairs_come_out_at_or_below_one():
+    # Measured (LocalScore, Llama 3.1 8B): A6000 0.95x the RTX 3090, RTX 6000 Ada 0.92x
+    # the RTX 4090; the catalog ratio with the accumulate rule says 1.09x and 1.10x.
+    group = next(r.group for r in _rows() if "8B" in r.group and r.source == "localscore")
+    for work, consumer in (("rtx-a6000", "rtx-3090"), ("rtx-6000-ada", "rtx-4090")):
+        held_out = pf.fit([r for r in _rows() if r.gpu_id != work])
+        assert _ratio(_all_shares(), work, consumer, group) <= 1.05
+        assert _ratio(held_out, work, consumer, group) <= 1.06
+
+
+def test_no_fold_fits_on_a_held_out_row():
+    rows = _rows()
+    folds = pf.folds(rows)
+    assert {f.split for f in folds} == set(pf.SPLITS)
+    all_ids = {r.row_id for r in rows}
+    for fold in folds:
+        assert fold.held_ids
+        assert not fold.train_ids & fold.held_ids
+        assert fold.train_ids | fold.held_ids == all_ids
+    by_name = {(f.split, f.name): f for f in folds}
+    localscore = by_name[(pf.LOTO, "localscore")]
+    assert all(r.row_id in localscore.held_ids for r in rows if r.source == "localscore")
+    gpu = by_name[(pf.LOGO, "rtx-3090")]
+    assert {r.gpu_id for r in rows if r.row_id in gpu.train_ids} >= {"rtx-4090"}
+    assert all(r.gpu_id != "rtx-3090" for r in rows if r.row_id in gpu.train_ids)
+
+
+def test_fit_sees_only_the_rows_it_is_given(monkeypatch):
+    seen: list[str] = []
+    original = pf._log_pred
+
+    def spy(row, gpu, shares):
+        seen.append(row.row_id)
+        return original(row, gpu, shares)
+
+    monkeypatch.setattr(pf, "_log_pred", spy)
+    rows = _rows()
+    fold = next(f for f in pf.folds(rows) if f.split == pf.LOTO and f.name == "tensorrt-llm")
+    pf.fit([r for r in rows if r.row_id in fold.train_ids])
+    assert seen
+    assert not set(seen) & fold.held_ids
+
+
+def _params() -> pre.PrefillParams:
+    return pre.PrefillParams(
+        log_share={},
+        half_width={"fp16-accumulate/geforce": 0.3, "fp16-accumulate": 0.4, "all": 0.5},
+        half_width_new_arch={"fp16-accumulate/geforce": 0.5, "all": 0.7},
+        measured_architectures={"fp16-accumulate": ["Ampere", "Ada Lovelace"]},
+        measured_gpus={"fp16-accumulate": ["rtx-3090"]},
+    )
+
+
+def test_intervals_widen_for_unmeasured_architectures():
+    cat = load_catalog().by_id
+    params = _params()
+    ref = cat["rtx-3090"]
+    measured = pre.predict_relative(
+        cat["rtx-4090"], ref, LlmWorkload(8.0), "llama.cpp", params=params
+    )
+    new = pre.predict_relative(cat["rtx-5090"], ref, LlmWorkload(8.0), "llama.cpp", params=params)
+    assert measured.architecture_measured and not new.architecture_measured
+
+    def log_width(e: pre.PrefillEstimate) -> float:
+        return math.log(e.interval[1] / e.relative)
+
+    assert math.isclose(log_width(measured), 0.3)
+    # At least twice the measured class's width (here 2 x 0.3 > its LOAO 0.5).
+    assert math.isclose(log_width(new), 0.6)
+    # A family that measured nothing falls back to all errors' widths.
+    vllm = pre.predict_relative(cat["rtx-4090"], ref, LlmWorkload(8.0), "vllm", params=params)
+    assert math.isclose(log_width(vllm), max(0.7, 2 * 0.5))
+
+
+def test_the_shipped_parameters_load_and_serve_an_interval():
+    cat = load_catalog().by_id
+    params = pre.load_prefill_params()
+    assert params.half_width and params.half_width_new_arch
+    estimate = pre.predict_relative(cat["rtx-4090"], cat["rtx-3090"], LlmWorkload(8.0), "llama.cpp")
+    low, high = estimate.interval
+    assert low < estimate.relative < high
+    assert 1.3 < estimate.relative < 2.4
+    same = pre.predict_relative(cat["rtx-3090"], cat["rtx-3090"], LlmWorkload(8.0), "llama.cpp")
+    assert math.isclose(same.relative, 1.0)
