@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import math
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -27,7 +27,7 @@ from shared.perfmodel.benchmarks import load_all
 from shared.perfmodel.calibrated import CalibratedModel
 from shared.perfmodel.class_params import FittedParams
 from shared.perfmodel.class_rows import Row, gpu_of, prepare, row_key, table_of
-from shared.perfmodel.classmodel import CLASS_MODEL_VERSION, params_path
+from shared.perfmodel.classmodel import BERT, CLASS_MODEL_VERSION, params_path
 from shared.perfmodel.pair_predictors import PerGpu, Predictor
 from shared.perfmodel.pair_scores import Scored, score_pairs
 from shared.perfmodel.pairs import GPU_PAIR, Pair, build_groups, gpu_pairs, scaling_pairs
@@ -78,10 +78,12 @@ def _predictor(params: FittedParams, by_key: dict[tuple[str, ...], Row]) -> Pred
     return predict
 
 
-def served_params(params: FittedParams) -> FittedParams:
-    """The parameters as the product's training classes use them: Lambda's mix, no
-    benchmark-specific matrix-multiply share (the power clock and offsets as fitted)."""
-    return replace(params, gemm_share={})
+def served_params(params: FittedParams, nlp_workloads: Iterable[str] = ()) -> FittedParams:
+    """The parameters as the product's cv and nlp classes use them: Lambda's mix with the
+    power clock and offsets as fitted; cv without a matrix-multiply share, nlp (each of
+    `nlp_workloads`) with BERT's, the share the served nlp class carries."""
+    share = params.gemm_share.get(BERT, 0.0)
+    return replace(params, gemm_share=dict.fromkeys(nlp_workloads, share))
 
 
 def served_llm_params(params: FittedParams) -> FittedParams:
@@ -104,7 +106,9 @@ def _served(
 ) -> tuple[list[Scored], list[Scored]]:
     """Training pairs as the product's nlp/cv classes predict them, and the LLM training
     benchmarks' pairs as its training-llm class does."""
-    served = score_pairs(_training_pairs(pairs), _predictor(served_params(params), by_key))[0]
+    training = _training_pairs(pairs)
+    nlp = {p.workload for p in training if p.workload_class == bm.TRAINING_NLP}
+    served = score_pairs(training, _predictor(served_params(params, nlp), by_key))[0]
     llm = _predictor(served_llm_params(params), by_key)
     return served, score_pairs(llm_training_pairs(pairs), llm)[0]
 

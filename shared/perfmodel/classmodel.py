@@ -44,6 +44,7 @@ from shared.perfmodel.workloads import (
     LLM_PREFILL,
     TRAINING_CLASSES,
     TRAINING_LLM,
+    TRAINING_NLP,
     LlmWorkload,
     default_llm,
     llm_class,
@@ -62,6 +63,8 @@ GROUP_TABLES = {
     inf.VISION_GROUP: "vision-inference (MLPerf ResNet, RetinaNet, 3D U-Net, SDXL)",
 }
 FAMILY_TASKS = {"cv": "cv", "nlp": "nlp"}
+# The MLPerf Training benchmark whose fitted matrix share the served nlp class carries.
+BERT = "bert"
 # The smallest memory among the GPUs of MLPerf's LLM training rows (H100 SXM): below it
 # the training-llm share is an extrapolation.
 LLM_TRAINING_SMALLEST_GB = 80.0
@@ -199,18 +202,18 @@ class ClassModel:
                 f"; matrix multiplies at the power-limited clock of {gpu.tdp_w} W: "
                 f"x{math.exp(clock):.2f}"
             )
-        # LLM training: MLPerf's LLM benchmarks spend most of their time in large matrix
-        # multiplies that scale with the matrix rate alone (the fitted share, as the fit's
-        # rows of those benchmarks predict them).
-        llm = self._llm_training_log(gpu, precision, value, clock) if klass == TRAINING_LLM else 0.0
+        # Transformer training: MLPerf's benchmarks spend a fitted share of their time in
+        # large matrix multiplies that scale with the matrix rate alone; nlp is served as
+        # the fit predicts BERT, llm-training as it predicts the LLM benchmarks.
+        share, fitted_on = self._matrix_share(klass)
+        llm = self._matrix_share_log(gpu, klass, precision, value, clock, share)
         caveats = base.caveats
         if llm:
             explanation += (
-                f"; {self.params.fitted.llm_training_share():.0%} of the reference's time in "
-                f"large matrix multiplies at {precision} (MLPerf LLM training fit): "
-                f"x{math.exp(llm):.2f}"
+                f"; {share:.0%} of the reference's time in large matrix multiplies at "
+                f"{precision} ({fitted_on}): x{math.exp(llm):.2f}"
             )
-            if gpu.memory_gb < LLM_TRAINING_SMALLEST_GB:
+            if klass == TRAINING_LLM and gpu.memory_gb < LLM_TRAINING_SMALLEST_GB:
                 caveats += (
                     "llm-training is fitted on MLPerf LLM runs of datacenter modules of "
                     f"{LLM_TRAINING_SMALLEST_GB:g} GB and more: for a {gpu.memory_gb:g} GB card "
@@ -237,15 +240,26 @@ class ClassModel:
         )
         return TaskPrediction(single, klass, self.cluster_speedup(gpu, nodes, network))
 
-    def _llm_training_log(self, gpu: GpuSpec, precision: str, base: float, clock: float) -> float:
-        """Log factor of the LLM-training matrix share on the Lambda mix's prediction."""
+    def _matrix_share(self, klass: str) -> tuple[float, str]:
+        """The share of the reference's time in large matrix multiplies a training class
+        carries, and what it was fitted on (cv: none, as no CNN benchmark has one)."""
         fitted = self.params.fitted
-        share = fitted.llm_training_share()
+        if klass == TRAINING_LLM:
+            return fitted.llm_training_share(), "MLPerf LLM training fit"
+        if klass == TRAINING_NLP:
+            return fitted.gemm_share.get(BERT, 0.0), "MLPerf BERT training fit"
+        return 0.0, ""
+
+    def _matrix_share_log(
+        self, gpu: GpuSpec, klass: str, precision: str, base: float, clock: float, share: float
+    ) -> float:
+        """Log factor of a matrix-multiply share on the Lambda mix's prediction."""
         if not share:
             return 0.0
+        fitted = self.params.fitted
         ref = load_catalog().by_id[self.reference_gpu]
         gemm = matrix_time(
-            gemm_time(gpu, ref, precision, TRAINING_LLM),
+            gemm_time(gpu, ref, precision, klass),
             power_headroom_log(gpu),
             fitted.power_exponent,
         )
