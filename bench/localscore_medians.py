@@ -4,8 +4,9 @@ LocalScore's result data carries no licence, so the product ships derived figure
 median prompt and generation rates per GPU and model, with the number of submissions and
 their range) and not the scrape itself. This script is how the bundled CSV was made:
 
-    .venv/bin/python -m bench.localscore_medians \
-        /work/shared/data/benchmarks/localscore-2025/localscore_results.tsv
+    .venv/bin/python -m bench.localscore_medians <localscore_results.tsv>
+
+(the leaderboard export named in the bundled folder's PROVENANCE.md; not bundled).
 
 It writes `shared/perfmodel/data/benchmarks/localscore-2025/localscore_prompt_medians.csv`.
 """
