@@ -12,7 +12,9 @@ from shared.builds.layout import plan_layout
 from shared.catalog.specs import GpuSpec, load_catalog
 from shared.perfmodel.base import PRECISIONS
 from shared.perfmodel.classmodel import ClassModel
+from shared.perfmodel.inference import ServingBatch, serving_batch
 from shared.perfmodel.lambda_data import WORKLOAD_ALIASES, WORKLOAD_FAMILY, canonical_workload
+from shared.perfmodel.llm_shapes import ShapeInputError, resolve
 from shared.perfmodel.power import power_limit
 from shared.perfmodel.scaling import interconnect_class
 from shared.perfmodel.workloads import (
@@ -91,9 +93,20 @@ def llm_workload(
     batch: int | None,
     context: int | None,
     weights: str | None,
+    model: str | None = None,
+    kv_heads: int | None = None,
+    active_params_b: float | None = None,
 ) -> LlmWorkload | None:
     """The LLM of an llm-inference request; None for other tasks (LLM fields rejected)."""
-    given = {"params_b": params_b, "batch": batch, "context": context, "weights": weights}
+    given = {
+        "params_b": params_b,
+        "batch": batch,
+        "context": context,
+        "weights": weights,
+        "model": model,
+        "kv_heads": kv_heads,
+        "active_params_b": active_params_b,
+    }
     if task != "llm-inference":
         for name, value in given.items():
             if value is not None:
@@ -108,11 +121,24 @@ def llm_workload(
     if weights is not None and weights not in WEIGHT_FORMATS:
         raise InvalidInputError("weights", weights, list(WEIGHT_FORMATS))
     base = default_llm(precision)
+    if kv_heads is not None and kv_heads < 1:
+        raise InvalidInputError("kv_heads", kv_heads, ["an integer >= 1"])
+    if active_params_b is not None and active_params_b <= 0:
+        raise InvalidInputError("active_params_b", active_params_b, ["a number > 0"])
+    size = params_b if params_b is not None or model else base.params_b
+    try:
+        shape = resolve(size, model, kv_heads, active_params_b)
+    except ShapeInputError as exc:
+        value = given.get(exc.field)
+        raise InvalidInputError(exc.field, value, exc.valid or [exc.message]) from exc
     return LlmWorkload(
-        params_b=params_b or base.params_b,
+        params_b=size if size is not None else shape.params_b,
         weights=weights or base.weights,
         batch=batch or 1,
         context=context or DEFAULT_LLM_CONTEXT,
+        active_params_b=active_params_b if model is None else shape.active_params_b,
+        model=shape.name or None,
+        kv_heads=kv_heads if model is None else None,
     )
 
 
@@ -140,6 +166,17 @@ class PredictRequest(BaseModel):
     weights: str | None = Field(
         default=None, description="llm-inference: fp16, bf16, fp8, int8, int4 or fp4"
     )
+    model: str | None = Field(
+        default=None,
+        max_length=64,
+        description="llm-inference: an LLM family of the shape table, e.g. llama-3-70b",
+    )
+    kv_heads: int | None = Field(
+        default=None, le=1024, description="llm-inference: heads keeping K/V (default 8 from 7B)"
+    )
+    active_params_b: float | None = Field(
+        default=None, le=MAX_PARAMS_B, description="llm-inference: parameters per token (MoE)"
+    )
     deployment: str = Field(
         default=AUTO, description="machines for count GPUs: auto, workstation or datacenter"
     )
@@ -164,6 +201,9 @@ def predict_request(
         batch=req.batch,
         context=req.context,
         weights=req.weights,
+        llm_model=req.model,
+        kv_heads=req.kv_heads,
+        active_params_b=req.active_params_b,
         deployment=req.deployment,
         network=req.network,
     )
@@ -182,14 +222,21 @@ def predict_full(
     batch: int | None = None,
     context: int | None = None,
     weights: str | None = None,
+    llm_model: str | None = None,
+    kv_heads: int | None = None,
+    active_params_b: float | None = None,
     deployment: str = AUTO,
     network: str = "infiniband",
 ) -> dict[str, Any]:
     """Throughput of `count` GPUs relative to one reference GPU, with its provenance; the
-    GPUs sit in the layout the one build model gives them (as on /recommend and quotes)."""
+    GPUs sit in the layout the one build model gives them (as on /recommend and quotes).
+    An LLM is timed at its effective batch: what the GPUs' memory holds beside the weights,
+    at most the requested batch (`inference.effective_batch`)."""
     _validate(gpu_id, task, precision, count, workload)
     _choices(deployment, network)
-    llm = llm_workload(task, precision, params_b, batch, context, weights)
+    llm = llm_workload(
+        task, precision, params_b, batch, context, weights, llm_model, kv_heads, active_params_b
+    )
     gpu = load_catalog().by_id[gpu_id]
     layout = plan_layout([gpu], count, deployment)
     result = model.predict_task(
@@ -208,6 +255,8 @@ def predict_full(
         raise InvalidInputError("precision", precision, _supported(model, gpu_id, task))
     prediction = result.single
     factor = result.multi_gpu_speedup
+    # The model times the batch the split's memory holds; the answer says which.
+    serving = None if llm is None else serving_batch(gpu, llm, tp=result.tensor_parallel)
     caveats = list(prediction.caveats)
     power: dict[str, float] | None = None
     if power_limit_w is not None:
@@ -237,7 +286,7 @@ def predict_full(
         "basis": prediction.basis,
         "reference_gpu": prediction.reference_gpu,
         "model_version": prediction.model_version,
-        "explanation": prediction.explanation,
+        "explanation": prediction.explanation + (serving.note if serving else ""),
         "caveats": caveats,
         "power_limit": power,
         "workload_class": klass,
@@ -245,15 +294,29 @@ def predict_full(
         "tensor_parallel": result.tensor_parallel,
         "layout": layout.as_dict(),
         "network": network if layout.nodes > 1 else None,
-        "llm": None
-        if llm is None
-        else {
-            "params_b": llm.params_b,
-            "weights": llm.weights,
-            "batch": llm.batch,
-            "context": llm.context,
-        },
+        "llm": None if llm is None or serving is None else _llm_answer(llm, serving),
         "prefill": _prefill(model, gpu, task, precision, llm),
+    }
+
+
+def _llm_answer(llm: LlmWorkload, serving: ServingBatch) -> dict[str, Any]:
+    """The LLM as timed: the request's fields, its shape and the effective batch."""
+    shape = serving.shape
+    return {
+        "params_b": llm.params_b,
+        "weights": llm.weights,
+        "batch": llm.batch,
+        "context": llm.context,
+        "model": llm.model,
+        "active_params_b": llm.active_b,
+        "layers": shape.layers,
+        "kv_heads": shape.kv_heads,
+        "head_dim": shape.head_dim,
+        "attention": shape.attention,
+        "shape_basis": shape.source,
+        "kv_gb_per_sequence": round(serving.kv_gb_per_sequence, 4),
+        "effective_batch": serving.batch,
+        "sequences_held": serving.holds,
     }
 
 

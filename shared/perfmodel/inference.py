@@ -5,16 +5,20 @@ LLM decode, one step of `batch` sequences on a tensor-parallel group of `tp` GPU
     t = (W + batch * KV) / (tp * BW * e) + batch * F / (tp * MM * e * m) + c * L / 32 + comm
 
 W = bytes of the weights read per token (active parameters x bits / 8), KV = KV-cache
-bytes per sequence, F = 2 x active parameters x (1 + x) (FLOPs per token; x = matrix work
-per generated token beyond its own, in tokens' worth: 0 for a user's decode, fitted per
-model for MLPerf, whose throughput includes each request's prompt prefill), BW and MM the GPU's
-memory bandwidth and matrix rate at the weights' compute precision, e = exp(arch offset)
-the architecture's achieved fraction (fitted), m the achieved share of peak matrix rate
-(fitted), c the software stack's per-step overhead for a 32-layer model (fitted; it is
-why a fast GPU gains little on a 1B model), comm two all-reduces per layer between the
-`tp` GPUs. Tokens per second per GPU = batch / t / tp. At batch 1 the bandwidth term
-dominates: there is no batch bonus for a model that fits. Prefill of P prompt tokens:
-t = P * F / (MM * e * m) + W / (BW * e) + c, tokens/s = P / t.
+bytes per sequence (2 x layers x KV heads x head_dim x context x 2 bytes, from the model's
+shape in `llm_shapes.py`: the figure the memory sizing uses), F = 2 x active parameters
+x (1 + x) (FLOPs per token; x = matrix work per generated token beyond its own, in
+tokens' worth: 0 for a user's decode, fitted per model for MLPerf, whose throughput
+includes each request's prompt prefill), BW and MM the GPU's memory bandwidth and matrix
+rate at the weights' compute precision, e = exp(arch offset) the architecture's achieved
+fraction (fitted), m the achieved share of peak matrix rate (fitted), c the software
+stack's per-step overhead for a 32-layer model (fitted; it is why a fast GPU gains little
+on a 1B model), L the model's layers, comm two all-reduces per layer between the `tp`
+GPUs. A serving batch is what the GPUs hold: the requested batch, or the sequences whose
+KV cache fits beside the weights (`serving_batch`). Tokens per second per GPU =
+batch / t / tp. At batch 1 the bandwidth term dominates: there is no batch bonus for a
+model that fits. Prefill of P prompt tokens: t = P * F / (MM * e * m) + W / (BW * e) + c,
+tokens/s = P / t.
 
 Diffusion and CNN inference: the roofline of the training model (shares of memory
 traffic, matrix math and other math of the reference's time), fitted per class on
@@ -28,7 +32,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from shared.catalog.specs import GpuSpec
-from shared.perfmodel.memory import estimate_shape
+from shared.perfmodel.llm_shapes import LlmShape, shape_of
+from shared.perfmodel.memory import (
+    estimate_shape,
+    fits,
+    llm_memory,
+    max_sequences,
+)
 from shared.perfmodel.timemodel import Shares
 from shared.perfmodel.workloads import (
     CNN_INFERENCE,
@@ -42,14 +52,16 @@ from shared.perfmodel.workloads import (
 # STREAM-like kernels reach ~80-90 % of the datasheet rate; the architecture offset
 # (fitted) moves it per architecture. Fixed so the fitted overhead has a unit.
 BANDWIDTH_EFFICIENCY = 0.8
-# Grouped-query attention: modern LLMs keep 1/4-1/8 of the heads' keys and values.
-KV_FRACTION = 0.25
+# KV cache bytes per value (fp16 cache): the memory sizing's (memory.KV_BYTES).
 KV_BYTES = 2.0
 # One all-reduce of a decode step's activations (microseconds), by interconnect class:
 # NVSwitch and NVLink bridges ~10 us, PCIe with peer-to-peer ~25 us, without it (through
 # host memory) ~60 us. Assumptions from NCCL small-message latencies, not fits.
 ALLREDUCE_LATENCY_US: dict[str, float] = {
     "nvswitch": 8.0,
+    # AMD Infinity Fabric (xGMI) mesh of OAM modules: RCCL's small-message latency taken
+    # as a little above NCCL's on NVSwitch (assumption, not a measurement).
+    "infinity-fabric": 12.0,
     "bridge": 12.0,
     "pcie-p2p": 25.0,
     "pcie-no-p2p": 60.0,
@@ -61,6 +73,12 @@ REFERENCE_LAYERS = 32.0
 # Assumptions from NCCL's published bus bandwidths, not fits.
 ALLREDUCE_BANDWIDTH_GBS: dict[str, float] = {
     "nvswitch": 450.0,
+    # AMD MI300X/MI325X (and MI350X/MI355X) OAM: 7 Infinity Fabric links x 128 GB/s, AMD's
+    # published 896 GB/s peer-to-peer aggregate per module (MI300X datasheet), 448 GB/s
+    # each way. A ring over a full mesh needs several rings (RCCL channels) to use all
+    # seven links; assumed achieved bus bandwidth 200 GB/s, under half the one-way
+    # aggregate: a conservative assumption, 10x the PCIe class it was priced as before.
+    "infinity-fabric": 200.0,
     "bridge": 100.0,
     "pcie-p2p": 20.0,
     "pcie-no-p2p": 10.0,
@@ -123,9 +141,21 @@ def _achieved(
     )
 
 
+def workload_shape(workload: LlmWorkload) -> LlmShape:
+    """The model's shape: its row of llm_shapes, else estimated from its sizes (8 KV heads
+    from 7B up unless the workload gives kv_heads; a mixture of experts by its active size)."""
+    return shape_of(
+        workload.params_b,
+        model=workload.model,
+        kv_heads=workload.kv_heads,
+        active_params_b=workload.active_params_b,
+    )
+
+
 def kv_bytes_per_sequence(workload: LlmWorkload) -> float:
-    layers, hidden = estimate_shape(workload.params_b)
-    return 2.0 * layers * hidden * KV_FRACTION * workload.context * KV_BYTES
+    """KV-cache bytes of one sequence at the workload's context: the memory sizing's own
+    figure (memory.llm_memory), so speed and memory assume the same cache."""
+    return workload_shape(workload).kv_bytes_per_token(KV_BYTES) * workload.context
 
 
 def decode_step_s(
@@ -136,12 +166,17 @@ def decode_step_s(
     tp: int = 1,
     link: str = "nvswitch",
 ) -> float:
+    # A serving batch is what the group's memory holds beside the weights (see effective_batch).
+    workload = workload.with_batch(effective_batch(gpu, workload, tp))
     a = _achieved(gpu, workload, params, stack)
     kv = kv_bytes_per_sequence(workload) * workload.batch
     # Each generated token also carries its share of the requests' prompt prefill.
     flops = 2.0 * workload.active_b * 1e9 * workload.batch * (1.0 + workload.extra_compute)
     memory = (a.weight_bytes + kv) / (tp * a.bandwidth)
-    return memory + flops / (tp * a.matmul) + a.overhead + allreduce_s(workload, tp, link)
+    # The per-step overhead scales with the model's own layer count (the table's, or the
+    # estimate from the active size that _achieved uses).
+    overhead = params.step_overhead_s[stack] * workload_shape(workload).layers / REFERENCE_LAYERS
+    return memory + flops / (tp * a.matmul) + overhead + allreduce_s(workload, tp, link)
 
 
 def allreduce_s(workload: LlmWorkload, tp: int, link: str) -> float:
@@ -155,10 +190,10 @@ def allreduce_s(workload: LlmWorkload, tp: int, link: str) -> float:
         # Eight PCIe cards sit behind two CPU sockets: the ring crosses the inter-socket
         # link, where peer-to-peer does not reach, so it runs through host memory.
         link = "pcie-no-p2p"
-    layers, hidden = estimate_shape(workload.params_b)
-    volume = workload.batch * hidden * KV_BYTES * 2.0 * (tp - 1) / tp
+    shape = workload_shape(workload)
+    volume = workload.batch * shape.hidden * KV_BYTES * 2.0 * (tp - 1) / tp
     per_reduce = ALLREDUCE_LATENCY_US[link] * 1e-6 + volume / (ALLREDUCE_BANDWIDTH_GBS[link] * 1e9)
-    return 2 * layers * per_reduce
+    return 2 * shape.layers * per_reduce
 
 
 def decode_tokens_per_s(
@@ -169,8 +204,10 @@ def decode_tokens_per_s(
     tp: int = 1,
     link: str = "nvswitch",
 ) -> float:
-    """Generated tokens per second per GPU of a tensor-parallel group of `tp`."""
-    return workload.batch / decode_step_s(gpu, workload, params, stack, tp, link) / tp
+    """Generated tokens per second per GPU of a tensor-parallel group of `tp`, at the batch
+    the group's memory holds (effective_batch)."""
+    served = workload.with_batch(effective_batch(gpu, workload, tp))
+    return served.batch / decode_step_s(gpu, served, params, stack, tp, link) / tp
 
 
 def prefill_tokens_per_s(
@@ -246,3 +283,76 @@ def filled_batch(gpu: GpuSpec, workload: LlmWorkload, tp: int) -> int:
 
 def llm_need_gb(workload: LlmWorkload) -> float:
     return workload.weight_gb + kv_bytes_per_sequence(workload) * workload.batch / 1e9
+
+
+def sequences_held(gpu: GpuSpec, workload: LlmWorkload, tp: int = 1) -> int:
+    """Sequences whose KV cache fits beside the weights on `tp` GPUs by the memory sizing
+    (memory.llm_memory and max_sequences, as /recommend filters); 0: the weights do not."""
+    one = llm_memory(
+        workload.params_b,
+        workload.weights,
+        context=workload.context,
+        batch=1,
+        shape=workload_shape(workload),
+    )
+    return max_sequences(one, gpu.memory_gb, tp)
+
+
+def effective_batch(gpu: GpuSpec, workload: LlmWorkload, tp: int = 1) -> int:
+    """The batch a group of `tp` GPUs serves: the requested one, or the sequences the
+    memory left after the weights holds when fewer. Left as asked when the weights alone do
+    not fit: that split cannot run at all, which the prediction's caveat says."""
+    if workload.batch <= 1:
+        return workload.batch
+    held = sequences_held(gpu, workload, tp)
+    return min(workload.batch, held) if held else workload.batch
+
+
+@dataclass(frozen=True, slots=True)
+class ServingBatch:
+    """The batch a tensor-parallel group of one GPU model serves: the requested batch if
+    its split holds it, else what the split's memory leaves after the weights."""
+
+    requested: int
+    batch: int
+    tp: int
+    # Sequences the group's memory holds beside the weights (0: the weights do not fit).
+    holds: int
+    kv_gb_per_sequence: float
+    shape: LlmShape
+
+    @property
+    def note(self) -> str:
+        """The effective batch in words, for the prediction's explanation."""
+        cache = f"{self.kv_gb_per_sequence:.2f} GB KV cache per sequence"
+        if self.holds == 0:
+            return f"; effective batch {self.batch}: the weights alone do not fit ({cache})"
+        if self.batch == self.requested:
+            return f"; effective batch {self.batch} (all requested fit; {cache})"
+        return (
+            f"; effective batch {self.batch} of {self.requested} requested: the memory left "
+            f"after the weights on {self.tp} GPU(s) holds {self.holds} sequences ({cache})"
+        )
+
+
+def serving_batch(
+    gpu: GpuSpec, workload: LlmWorkload, per_node: int = 1, tp: int | None = None
+) -> ServingBatch:
+    """The effective batch of `workload` on a group of `tp` GPUs; without `tp`, the group
+    the memory sizing picks within a machine of `per_node`: the smallest split of TP_SIZES
+    that holds the whole batch, else the widest (as ClassModel splits an LLM)."""
+    shape = workload_shape(workload)
+    if tp is None:
+        whole = llm_memory(
+            workload.params_b,
+            workload.weights,
+            context=workload.context,
+            batch=workload.batch,
+            shape=shape,
+        )
+        tp = smallest_split(lambda n: fits(whole, gpu.memory_gb, n), per_node, per_node)
+        if tp is None:
+            tp = max(t for t in TP_SIZES if t <= max(1, per_node))
+    holds = sequences_held(gpu, workload, tp)
+    kv_gb = kv_bytes_per_sequence(workload) / 1e9
+    return ServingBatch(workload.batch, effective_batch(gpu, workload, tp), tp, holds, kv_gb, shape)

@@ -19,7 +19,11 @@ from shared.catalog.specs import GpuSpec, load_catalog
 from shared.perfmodel.lambda_data import GEN_V1, WORKLOAD_FAMILY, load_runs
 
 NVSWITCH, PCIE_P2P, PCIE_NO_P2P, NVLINK_BRIDGE = "nvswitch", "pcie-p2p", "pcie-no-p2p", "bridge"
-INTERCONNECTS = (NVSWITCH, PCIE_P2P, PCIE_NO_P2P, NVLINK_BRIDGE)
+# AMD's OAM modules of CDNA 3 and 4 (MI300X, MI325X, MI350X, MI355X): eight on a UBB
+# baseboard, a full mesh of Infinity Fabric (xGMI) links, 7 x 128 GB/s per module.
+INFINITY_FABRIC = "infinity-fabric"
+INTERCONNECTS = (NVSWITCH, PCIE_P2P, PCIE_NO_P2P, NVLINK_BRIDGE, INFINITY_FABRIC)
+INFINITY_FABRIC_ARCHITECTURES = frozenset({"CDNA 3", "CDNA 4"})
 # Per-GPU efficiencies above this are physically implausible for data parallelism:
 # the 8-GPU bert_base rows on A100/H100 (1.2-1.4x per GPU) are excluded as broken.
 MAX_PLAUSIBLE_EFFICIENCY = 1.15
@@ -35,6 +39,13 @@ def interconnect_class(gpu: GpuSpec) -> str:
     # so such cards count as PCIe; NVL cards ("bridge") ship bridged.
     if gpu.nvlink == "nvswitch":
         return NVSWITCH
+    if (
+        gpu.vendor == "AMD"
+        and gpu.form_factor == "oam"
+        and gpu.architecture in INFINITY_FABRIC_ARCHITECTURES
+    ):
+        # Not PCIe: the catalog's nvlink column is "none" for AMD, the links are in its notes.
+        return INFINITY_FABRIC
     if not gpu.p2p_over_pcie:
         return PCIE_NO_P2P
     if gpu.nvlink == "bridge":

@@ -155,6 +155,10 @@ class LlmWorkload:
     context: int = DEFAULT_LLM_CONTEXT
     # Parameters read per token; smaller than params_b for mixture-of-experts models.
     active_params_b: float | None = None
+    # The model's shape for the KV cache (llm_shapes.py): a family in its table, else an
+    # estimate from the size with these KV heads (default: 8 from 7B up).
+    model: str | None = None
+    kv_heads: int | None = None
     # Bits per weight when a source states its file size (llama.cpp quantisations).
     bits_per_weight: float | None = None
     # Prompt tokens processed at once (prefill).

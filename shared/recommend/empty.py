@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from shared.perfmodel.memory import BYTES_PER_WEIGHT
-from shared.recommend.memory import fits_memory, llm_memory_estimate
+from shared.recommend.memory import fits_memory, needed_gb, resized
 from shared.recommend.schemas import RecommendQuery, WeightPrecision
 
 MEMORY, STALE_RENTAL, LICENCE, BUDGET, PRECISION = (
@@ -110,10 +110,7 @@ def _smaller(weights: str) -> Sequence[WeightPrecision]:
 def _per_gpu(query: RecommendQuery, weights: WeightPrecision, count: int) -> float:
     estimate = query.memory_estimate
     assert estimate is not None
-    sized = llm_memory_estimate(
-        estimate.params_b, weights, estimate.mode, estimate.context, estimate.batch, count
-    )
-    return sized.per_gpu_gb
+    return needed_gb(resized(estimate, weights, count))
 
 
 def _fewest_gpus(query: RecommendQuery, weights: WeightPrecision, largest_gb: float) -> int | None:

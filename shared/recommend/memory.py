@@ -1,8 +1,11 @@
-"""Sizing GPU memory from an LLM's parameter count (shared/perfmodel/memory.py)."""
+"""Sizing GPU memory from an LLM's parameter count or family (shared/perfmodel/memory.py)."""
 
 from __future__ import annotations
 
-from shared.perfmodel.memory import llm_memory, split_across
+from shared.kit.errors import InputError
+from shared.perfmodel.llm_shapes import LlmShape, ShapeInputError, resolve
+from shared.perfmodel.memory import INFERENCE, llm_memory, split_across
+from shared.perfmodel.workloads import LlmWorkload
 from shared.recommend.schemas import LlmMode, MemoryEstimateOut, WeightPrecision
 
 
@@ -15,15 +18,52 @@ def default_weights(precision: str) -> WeightPrecision:
     return "bf16" if precision == "bf16" else "fp16"
 
 
+def request_shape(
+    params_b: float | None,
+    model: str | None = None,
+    kv_heads: int | None = None,
+    active_params_b: float | None = None,
+) -> LlmShape:
+    """The shape a request describes; a contradiction or unknown model is a 422 naming
+    its field (an unknown model lists the known ones)."""
+    try:
+        return resolve(params_b, model, kv_heads, active_params_b)
+    except ShapeInputError as exc:
+        raise InputError(exc.field, exc.message, exc.valid or None) from exc
+
+
 def llm_memory_estimate(
-    params_b: float, weights: WeightPrecision, mode: LlmMode, context: int, batch: int, count: int
+    params_b: float | None,
+    weights: WeightPrecision,
+    mode: LlmMode,
+    context: int,
+    batch: int,
+    count: int,
+    *,
+    model: str | None = None,
+    kv_heads: int | None = None,
+    active_params_b: float | None = None,
 ) -> MemoryEstimateOut:
-    whole = llm_memory(params_b, weights, mode, context=context, batch=batch)
+    shape = request_shape(params_b, model, kv_heads, active_params_b)
+    size = params_b if params_b is not None else shape.params_b
+    whole = llm_memory(size, weights, mode, context=context, batch=batch, shape=shape)
     per_gpu = split_across(whole, count)
-    label = "KV cache" if mode == "inference" else "activations"
+    one = llm_memory(size, weights, mode, context=context, batch=1, shape=shape)
+    inference = whole.mode == INFERENCE
+    label = "KV cache" if inference else "activations"
     split = f" split over {count} GPUs" if count > 1 else ""
+    kv_gb = shape.kv_bytes_per_token() * context / 1e9
+    if inference:
+        assumed = (
+            f"; KV cache {shape.layers} layers x {shape.attention}: {kv_gb:.2f} GB per "
+            f"sequence; a card holding fewer than {batch} sequences serves its effective "
+            "batch (each result's explanation)"
+        )
+    else:
+        done = "with" if whole.checkpointing else "without"
+        assumed = f"; {done} gradient checkpointing; {shape.layers} layers x {shape.hidden} hidden"
     return MemoryEstimateOut(
-        params_b=params_b,
+        params_b=size,
         mode=mode,
         weights=weights,
         context=context,
@@ -38,9 +78,55 @@ def llm_memory_estimate(
             "overhead": round(whole.overhead_gb, 2),
         },
         formula=(
-            f"{params_b:g}B {weights} {mode}, context {context} x batch {batch}: "
-            f"{whole.total_gb:.1f} GB{split} = {per_gpu.total_gb:.1f} GB per GPU"
+            f"{size:g}B {weights} {mode}, context {context} x batch {batch}: "
+            f"{whole.total_gb:.1f} GB{split} = {per_gpu.total_gb:.1f} GB per GPU{assumed}"
         ),
+        model=shape.name or None,
+        active_params_b=shape.active_params_b if shape.active_params_b < size else None,
+        kv_heads=shape.kv_heads,
+        layers=shape.layers,
+        head_dim=shape.head_dim,
+        shape_basis=shape.source,
+        kv_gb_per_sequence=round(kv_gb, 4),
+        checkpointing=whole.checkpointing,
+        min_per_gpu_gb=round(
+            split_across(one, count).total_gb if inference else per_gpu.total_gb, 2
+        ),
+    )
+
+
+def resized(estimate: MemoryEstimateOut, weights: WeightPrecision, count: int) -> MemoryEstimateOut:
+    """The same LLM with other weights or GPUs (the empty answer's suggestions)."""
+    return llm_memory_estimate(
+        estimate.params_b,
+        weights,
+        estimate.mode,
+        estimate.context,
+        estimate.batch,
+        count,
+        model=estimate.model,
+        kv_heads=None if estimate.model else estimate.kv_heads,
+        active_params_b=estimate.active_params_b,
+    )
+
+
+def needed_gb(estimate: MemoryEstimateOut) -> float:
+    """Per-GPU memory a card needs to be ranked: one sequence beside the weights for
+    inference (a card holding fewer than `batch` is timed at the batch it holds), the
+    whole estimate for training."""
+    return estimate.min_per_gpu_gb if estimate.mode == INFERENCE else estimate.per_gpu_gb
+
+
+def estimate_llm(estimate: MemoryEstimateOut) -> LlmWorkload:
+    """The LLM workload an inference estimate describes (its shape included)."""
+    return LlmWorkload(
+        estimate.params_b,
+        weights=estimate.weights,
+        batch=estimate.batch,
+        context=estimate.context,
+        active_params_b=estimate.active_params_b,
+        model=estimate.model,
+        kv_heads=None if estimate.model else estimate.kv_heads,
     )
 
 

@@ -24,10 +24,11 @@ from shared.catalog.specs import GpuSpec
 from shared.kit.settings import Settings
 from shared.models import Score, ScoreState
 from shared.perfmodel.classmodel import ClassModel
+from shared.perfmodel.inference import serving_batch
 from shared.perfmodel.workloads import LlmWorkload
 from shared.pricing.measures import describe
 from shared.recommend import empty
-from shared.recommend.memory import fits_memory
+from shared.recommend.memory import estimate_llm, fits_memory
 from shared.recommend.schemas import RecommendQuery
 from shared.recommend.scores import Ranked, ScoreCache
 from shared.scoring.ages import PriceAges, ages_of
@@ -134,12 +135,7 @@ def request_llm(query: RecommendQuery) -> LlmWorkload | None:
     estimate = query.memory_estimate
     if query.task != "llm-inference" or estimate is None or estimate.mode != "inference":
         return None
-    return LlmWorkload(
-        estimate.params_b,
-        weights=estimate.weights,
-        batch=estimate.batch,
-        context=estimate.context,
-    )
+    return estimate_llm(estimate)
 
 
 def _speed(
@@ -163,7 +159,10 @@ def _speed(
     if llm is None:
         single, basis = row.score.relative_performance, row.score.explanation
     else:
-        single, basis = found.single.relative_throughput, found.single.explanation
+        # The model times the batch the card's memory holds; the answer says which.
+        served = serving_batch(row.spec, llm, tp=found.tensor_parallel)
+        single = found.single.relative_throughput
+        basis = found.single.explanation + served.note
     return Speed(single, found.speedup, basis, layout, build)
 
 

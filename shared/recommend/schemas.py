@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from shared.builds.schemas import Condition, Deployment, Network, Precision, Pricing, Task
 
@@ -15,7 +15,8 @@ SORT_DESCRIPTIONS: dict[str, str] = {
     "perf_per_dollar_expected": "perf per dollar at its central value, highest first",
     "performance": "build performance at its central value, highest first",
 }
-LlmMode = Literal["inference", "full-finetune", "lora"]
+# "full" is an alias of "full-finetune"; qlora fine-tunes adapters on a 4-bit base.
+LlmMode = Literal["inference", "full-finetune", "full", "lora", "qlora"]
 WeightPrecision = Literal["fp16", "bf16", "int8", "int4", "fp8", "fp4"]
 
 
@@ -29,6 +30,25 @@ class MemoryEstimateOut(BaseModel):
     total_gb: float
     breakdown_gb: dict[str, float]
     formula: str
+    model: str | None = Field(default=None, description="the model family of the shape table")
+    active_params_b: float | None = Field(
+        default=None, description="parameters per token (mixture of experts); None: all"
+    )
+    kv_heads: int = Field(default=0, description="heads that keep K and V (the KV cache)")
+    layers: int = 0
+    head_dim: int = 0
+    shape_basis: str = Field(default="", description="where the shape comes from")
+    kv_gb_per_sequence: float = Field(
+        default=0.0, description="KV cache of one sequence at this context (GB)"
+    )
+    checkpointing: bool | None = Field(
+        default=None, description="training: gradient checkpointing assumed (the default)"
+    )
+    min_per_gpu_gb: float = Field(
+        default=0.0,
+        description="per GPU for one sequence: inference ranks cards that hold it and times "
+        "each at its effective batch (the sequences its memory holds, at most batch)",
+    )
 
 
 class RecommendQuery(BaseModel):

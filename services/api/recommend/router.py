@@ -17,7 +17,7 @@ from shared.alerts.keys import quote_viewer
 from shared.builds.schemas import Condition, Deployment, Network, Precision, Pricing, Task
 from shared.catalog.tasks import TASKS
 from shared.pricing.quotes import sees_recent_quotes, show_quotes_to
-from shared.recommend.memory import default_weights, llm_memory_estimate
+from shared.recommend.memory import default_weights, llm_memory_estimate, needed_gb
 from shared.recommend.schemas import (
     LlmMode,
     MemoryEstimateOut,
@@ -83,18 +83,56 @@ def get_recommendation(
         WeightPrecision | None,
         Query(description="weight storage with params_b; default follows precision"),
     ] = None,
+    llm_model: Annotated[
+        str | None,
+        Query(
+            alias="model",
+            max_length=64,
+            description="an LLM family of the shape table (e.g. llama-3-70b, mixtral-8x7b): "
+            "its layers, KV heads and sizes; params_b may then be left out",
+        ),
+    ] = None,
+    kv_heads: Annotated[
+        int | None,
+        Query(
+            ge=1,
+            le=1024,
+            description="with params_b: heads that keep K and V (default 8 from 7B up, "
+            "grouped-query attention; all heads below)",
+        ),
+    ] = None,
+    active_params_b: Annotated[
+        float | None,
+        Query(
+            gt=0, le=10000, description="with params_b: parameters per token (mixture of experts)"
+        ),
+    ] = None,
 ) -> Response:
     profile = TASKS[task]
     estimate: MemoryEstimateOut | None = None
-    if params_b is not None:
+    described = params_b is not None or llm_model is not None
+    if not described and (kv_heads is not None or active_params_b is not None):
+        given = "kv_heads" if kv_heads is not None else "active_params_b"
+        raise InvalidParameter(given, "only with params_b or model", ["params_b", "model"])
+    if described:
         if memory_gb is not None:
             raise InvalidParameter(
                 "memory_gb", "give memory_gb or params_b, not both", ["memory_gb", "params_b"]
             )
         stored = weights or default_weights(precision)
-        estimate = llm_memory_estimate(params_b, stored, mode, context, batch, count)
+        estimate = llm_memory_estimate(
+            params_b,
+            stored,
+            mode,
+            context,
+            batch,
+            count,
+            model=llm_model,
+            kv_heads=kv_heads,
+            active_params_b=active_params_b,
+        )
     if estimate is not None:
-        needed, basis = estimate.per_gpu_gb, f"estimated for an LLM: {estimate.formula}"
+        needed, basis = needed_gb(estimate), f"estimated for an LLM: {estimate.formula}"
     elif memory_gb is not None:
         needed, basis = memory_gb, "requested"
     else:

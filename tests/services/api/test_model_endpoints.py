@@ -126,9 +126,33 @@ def test_model_predict_llm_parameters_choose_the_class_and_the_split(market_clie
         },
     ).json()
     assert serving["workload_class"] == "llm-serving"
-    assert serving["llm"] == {"params_b": 70, "weights": "fp8", "batch": 4, "context": 2048}
-    # ~70 GB of weights + KV cache: two 80 GB cards per replica, two replicas.
-    assert serving["tensor_parallel"] == 2
+    llm = serving["llm"]
+    assert {k: llm[k] for k in ("params_b", "weights", "batch", "context")} == {
+        "params_b": 70,
+        "weights": "fp8",
+        "batch": 4,
+        "context": 2048,
+    }
+    # The shape behind the KV cache (no model named: estimated, 8 KV heads from 7B up) and
+    # the batch the split serves (all 4 fit).
+    assert llm["model"] is None and llm["kv_heads"] == 8 and llm["effective_batch"] == 4
+    assert "effective batch 4 (all requested fit" in serving["explanation"]
+    # 70 GB of fp8 weights + 2.4 GB of grouped-query KV cache fit one 80 GB card: four
+    # replicas of one GPU (with every head's K and V, 21 GB of cache, it took two).
+    assert serving["tensor_parallel"] == 1
+    wide = market_client.get(
+        "/model/predict",
+        params={
+            **params,
+            "params_b": 70,
+            "weights": "fp8",
+            "batch": 64,
+            "context": 2048,
+            "count": 4,
+        },
+    ).json()
+    # 64 sequences (38 GB of cache) beside the weights: two 80 GB cards per replica.
+    assert wide["tensor_parallel"] == 2 and wide["llm"]["effective_batch"] == 64
     fp8 = market_client.get(
         "/model/predict", params={**params, "params_b": 70, "weights": "fp8"}
     ).json()
@@ -209,11 +233,13 @@ def test_recommend_llm_parameters_rerank_with_that_model(market_client):
 
 
 def test_an_80_gb_card_is_not_dropped_for_rounding_and_says_it_is_at_the_limit(market_client):
-    # 70B at 16 bits over 2 GPUs needs 80.04 GB per GPU: within rounding of an 80 GB card.
+    # 70B at 16 bits with 40,000 tokens of context over 2 GPUs needs 80.6 GB per GPU
+    # (140 GB weights + 11.6 GB KV cache of 8 KV heads): within rounding of an 80 GB card.
     body = market_client.get(
-        "/recommend", params={"task": "llm-inference", "params_b": 70, "count": 2}
+        "/recommend",
+        params={"task": "llm-inference", "params_b": 70, "count": 2, "context": 40000},
     ).json()
-    assert 80 < body["query"]["memory_gb"] < 80.1
+    assert 80 < body["query"]["memory_gb"] < 80.8
     by_id = {r["gpu"]["id"]: r for r in body["results"]}
     assert {"a100-80gb-pcie", "h100-pcie"} <= set(by_id)
     assert any("at the memory limit" in c for c in by_id["h100-pcie"]["caveats"])
@@ -231,8 +257,8 @@ def test_an_empty_ranking_says_which_filter_removed_what_and_what_would_help(mar
     assert "memory removed" in why["message"]
     # More GPUs (80 GB cards, split in two) or smaller weights, never "lower the memory".
     assert "count=2: the model split over 2 GPUs fits 80 GB cards" in why["suggestions"]
-    # 8-bit weights still need 85.6 GB on one GPU; 4-bit ones fit.
-    assert "weights=int4: 48.8 GB per GPU" in why["suggestions"]
+    # 8-bit weights fit one 80 GB card: 70 GB + the 1.2 GB KV cache of 8 KV heads.
+    assert "weights=fp8: 75.8 GB per GPU" in why["suggestions"]
     assert not any("memory_gb" in s for s in why["suggestions"])
 
 

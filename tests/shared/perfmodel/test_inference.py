@@ -7,6 +7,8 @@ from dataclasses import replace
 import pytest
 
 from shared.perfmodel import inference as inf
+from shared.perfmodel.memory import llm_memory
+from shared.perfmodel.scaling import interconnect_class
 from shared.perfmodel.timemodel import Shares
 from shared.perfmodel.workloads import LlmWorkload
 
@@ -55,7 +57,8 @@ def test_fp4_weights_on_blackwell_read_a_quarter_of_the_bytes(catalog):
 
 def test_tensor_parallel_split_is_slower_per_gpu_and_worse_over_pcie(catalog):
     workload = LlmWorkload(70, weights="fp16", batch=32)
-    h100 = catalog.by_id["h100-sxm5"]
+    # Memory for the whole batch on one card or two: the splits serve the same batch.
+    h100 = replace(catalog.by_id["h100-sxm5"], memory_gb=400)
     one, two = _decode(h100, workload, 1), _decode(h100, workload, 2, "nvswitch")
     # Two GPUs are faster together but less than twice: the all-reduces cost time.
     assert one < 2 * two < 2 * one
@@ -130,3 +133,62 @@ def test_a_throughput_run_fills_its_split_with_kv_cache(catalog):
         assert inf.llm_need_gb(llm.with_batch(batch + 1)) > usable
     # Never below the batch asked for (the split was chosen to hold it).
     assert inf.filled_batch(by_id["l40s"], llm, 1) == 128
+
+
+def test_moe_active_parameters_lower_the_decode_time(catalog):
+    h100 = catalog.by_id["h100-sxm5"]
+    dense = LlmWorkload(46.7, weights="fp8")
+    moe = replace(dense, active_params_b=12.9)
+    mixtral = replace(dense, active_params_b=12.9, model="mixtral-8x7b")
+    step = inf.decode_step_s(h100, dense, PARAMS, "s")
+    # A quarter of the weights read per token, and the attention of a smaller model.
+    assert inf.decode_step_s(h100, moe, PARAMS, "s") < 0.5 * step
+    assert inf.decode_step_s(h100, mixtral, PARAMS, "s") < 0.5 * step
+    assert moe.weight_gb == dense.weight_gb
+
+
+def test_decode_reads_the_kv_cache_the_memory_sizing_counts():
+    llm = LlmWorkload(70.6, context=4096, model="llama-3-70b")
+    assert inf.kv_bytes_per_sequence(llm) == 2 * 80 * 8 * 128 * 4096 * 2
+    sized = llm_memory(70.6, "fp16", context=4096, batch=1, model="llama-3-70b")
+    assert sized.activations_gb * 1e9 == pytest.approx(inf.kv_bytes_per_sequence(llm))
+    unnamed = LlmWorkload(70, context=4096)
+    assert inf.kv_bytes_per_sequence(unnamed) == pytest.approx(
+        llm_memory(70, "fp16", context=4096).activations_gb * 1e9
+    )
+
+
+def test_serving_batch_is_what_the_memory_holds_beside_the_weights(catalog):
+    llm = LlmWorkload(70.6, batch=32, context=4096, model="llama-3-70b")
+    a6000, a100 = catalog.by_id["rtx-a6000"], catalog.by_id["a100-80gb-pcie"]
+    small = inf.serving_batch(a6000, llm, 4)
+    assert (small.tp, small.batch, small.holds) == (4, 28, 28)
+    assert "effective batch 28 of 32 requested" in small.note
+    big = inf.serving_batch(a100, llm, 4)
+    assert (big.tp, big.batch) == (4, 32) and big.holds >= 32
+    # The weights alone do not fit one card: the batch is left as asked, and said.
+    alone = inf.serving_batch(a100, llm, 1)
+    assert alone.holds == 0 and alone.batch == 32 and "do not fit" in alone.note
+
+
+def test_amd_modules_all_reduce_over_infinity_fabric(catalog):
+    workload = LlmWorkload(70, weights="fp16", batch=64)
+    assert interconnect_class(catalog.by_id["mi300x"]) == "infinity-fabric"
+    assert interconnect_class(catalog.by_id["mi355x"]) == "infinity-fabric"
+    assert interconnect_class(catalog.by_id["mi210"]) == "pcie-p2p"
+    fabric = inf.allreduce_s(workload, 8, "infinity-fabric")
+    assert (
+        inf.allreduce_s(workload, 8, "nvswitch") < fabric < inf.allreduce_s(workload, 8, "pcie-p2p")
+    )
+
+
+def test_decode_serves_the_batch_the_memory_holds(catalog):
+    h100 = catalog.by_id["h100-sxm5"]
+    llm = LlmWorkload(8, batch=48, context=8192)
+    roomy = replace(h100, memory_gb=400)
+    assert inf.effective_batch(h100, llm) == 48
+    small = replace(h100, memory_gb=24)
+    assert inf.effective_batch(small, llm) == 5
+    # The small card times five sequences: its tokens per second are those of batch 5.
+    assert _decode(small, llm) == pytest.approx(_decode(small, llm.with_batch(5)))
+    assert _decode(roomy, llm) == pytest.approx(_decode(h100, llm))
