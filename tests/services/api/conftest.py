@@ -18,6 +18,7 @@ from tests.factories import make_observation, recompute
 # A month before the day the tests run: fresh whenever they run (a fixed date would turn
 # stale, and the controlled market into estimates, 90 days after it).
 NOW = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0) - timedelta(days=30)
+MARKET_DAY = NOW.date().isoformat()
 # gpu id, condition, usd, kind
 MARKET = [
     ("rtx-3090", "used", "800", "scraped"),

@@ -12,6 +12,7 @@ from fastapi.testclient import TestClient
 from shared.kit.db import make_engine, session_scope
 from shared.kit.settings import Settings
 from shared.quotes.jobs import recompute_standard_quotes
+from tests.services.api.conftest import MARKET_DAY
 from tests.services.api.test_tco import tco_client  # noqa: F401  (fixture)
 
 
@@ -32,7 +33,7 @@ def test_4x_rtx_3090_workstation_quote_is_stored_with_its_warnings(
         4,
         "800.00",
     )
-    assert gpu_line["basis"] == "scraped" and gpu_line["as_of"] == "2026-11-01"
+    assert gpu_line["basis"] == "scraped" and gpu_line["as_of"] == MARKET_DAY
     fetched = tco_client.get(f"/quotes/{body['id']}").json()
     assert fetched["result"] == result and Decimal(fetched["total_usd"]) == Decimal(
         body["total_usd"]

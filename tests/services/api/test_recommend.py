@@ -3,7 +3,7 @@ from decimal import Decimal
 import pytest
 
 from shared.catalog.specs import load_catalog
-from tests.services.api.conftest import MARKET
+from tests.services.api.conftest import MARKET, MARKET_DAY
 
 
 def recommend(client, **params):
@@ -108,7 +108,7 @@ def test_every_result_is_dated_sourced_and_explained(market_client):
         {g for g, *_ in MARKET if load_catalog().by_id[g].memory_gb >= 11}
     )
     for r in body["results"]:
-        assert r["price"]["source"] and r["price"]["observed_at"].startswith("2026-11-01")
+        assert r["price"]["source"] and r["price"]["observed_at"].startswith(MARKET_DAY)
         assert r["price"]["kind"] in {"msrp", "snapshot", "scraped", "manual"}
         assert r["explanation"] and r["performance"]["basis"]
         low, high = r["performance"]["interval"]

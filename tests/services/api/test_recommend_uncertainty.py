@@ -13,6 +13,7 @@ from shared.alerts.keys import create_key
 from shared.kit.db import session_scope
 from shared.kit.settings import Settings
 from tests.factories import recompute
+from tests.services.api.conftest import MARKET_DAY
 
 QUERIES = [
     {"task": "cv", "memory_gb": 24},
@@ -105,14 +106,14 @@ def test_prices_as_of_is_the_market_never_a_posted_quote(market_client):
         recompute(session)
     after = _recommend(market_client, task="cv", memory_gb=8)
     assert after["computed_at"] != before["computed_at"]
-    assert after["prices_as_of"] == before["prices_as_of"] == "2026-11-01T00:00:00Z"
+    assert after["prices_as_of"] == before["prices_as_of"] == f"{MARKET_DAY}T00:00:00Z"
     market = after["market"]
     assert market["newest_observed_at"] == after["prices_as_of"]
     assert market["n"] == len(after["results"]) and market["estimated_share"] == 0
     health = market_client.get("/health").json()
-    assert health["newest_price_at"].startswith("2026-11-01T00:00:00")
+    assert health["newest_price_at"].startswith(f"{MARKET_DAY}T00:00:00")
     ranked = health["ranking_prices"]["any"]
-    assert ranked["newest_observed_at"].startswith("2026-11-01T00:00:00")
+    assert ranked["newest_observed_at"].startswith(f"{MARKET_DAY}T00:00:00")
     assert ranked["n"] > 0 and ranked["estimated_share"] == 0 and ranked["stale_share"] == 0
 
 

@@ -16,6 +16,7 @@ from services.api.web import quotes_page
 from shared.builds.schemas import Deployment, Network
 from shared.catalog.specs import load_catalog
 from shared.quotes.schemas import ClusterRequest
+from tests.services.api.conftest import MARKET_DAY
 from tests.services.api.web.conftest import BROWSER
 
 MAX_PAGE_BYTES = 200_000
@@ -191,7 +192,7 @@ def test_quotes_page_builds_a_4x_rtx_3090_workstation_quote(web_client):
     assert [c for c, _ in rows][:2] == ["gpu", "node"]
     gpu_row = rows[0][1]
     assert ">4</td>" in gpu_row and "$800.00" in gpu_row and "$3,200.00" in gpu_row
-    assert "scraped" in gpu_row and "test-market" in gpu_row and "2026-11-01" in gpu_row
+    assert "scraped" in gpu_row and "test-market" in gpu_row and MARKET_DAY in gpu_row
     assert all('class="basis"' in row for _, row in rows)
     # Totals, throughput, perf per dollar and the yearly power cost.
     total = stored["total_usd"]
