@@ -46,6 +46,8 @@ class Speed:
     basis: str
     layout: Layout
     build: Build | None
+    # An LLM query's batch as served: the requested one or what the memory holds.
+    effective_batch: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,6 +165,7 @@ def _speed(
         served = serving_batch(row.spec, llm, tp=found.tensor_parallel)
         single = found.single.relative_throughput
         basis = found.single.explanation + served.note
+        return Speed(single, found.speedup, basis, layout, build, served.batch)
     return Speed(single, found.speedup, basis, layout, build)
 
 

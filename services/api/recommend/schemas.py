@@ -89,6 +89,12 @@ class RecommendResult(BaseModel):
     )
     caveats: list[str]
     explanation: str
+    effective_batch: int | None = Field(
+        default=None,
+        description="llm-inference with params_b: sequences served at once per "
+        "tensor-parallel group, the requested batch or fewer where the card's memory left "
+        "after the weights holds fewer (the speed is timed at it)",
+    )
     best_quote: QuoteOut | None = Field(
         default=None,
         description="the best posted quote for this GPU: shown beside the market price, "

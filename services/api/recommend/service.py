@@ -195,5 +195,6 @@ def _result(
         perf_per_1000_usd_interval=(round(low_value * 1000, 4), round(high_value * 1000, 4)),
         caveats=entry.caveats,
         explanation=entry.explanation,
+        effective_batch=speed.effective_batch,
         best_quote=quote,
     )

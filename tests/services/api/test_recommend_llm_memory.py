@@ -76,8 +76,10 @@ def test_llama3_70b_for_32_users_is_about_190_gb(market_client):
     by_id = {r["gpu"]["id"]: r for r in body["results"]}
     # 4 x 48 GB: the weights leave room for 28 of the 32 sequences.
     assert "effective batch 28 of 32 requested" in by_id["rtx-a6000"]["explanation"]
+    assert by_id["rtx-a6000"]["effective_batch"] == 28
     # 4 x 80 GB hold all 32.
     assert "effective batch 32 (all requested fit" in by_id["a100-80gb-pcie"]["explanation"]
+    assert by_id["a100-80gb-pcie"]["effective_batch"] == 32
 
 
 def test_effective_batch_is_smaller_than_requested_on_a_small_card(market_client):
