@@ -15,6 +15,13 @@ from shared.perfmodel.classmodel import ClassModel
 from shared.perfmodel.inference import ServingBatch, serving_batch
 from shared.perfmodel.lambda_data import WORKLOAD_ALIASES, WORKLOAD_FAMILY, canonical_workload
 from shared.perfmodel.llm_shapes import ShapeInputError, resolve
+from shared.perfmodel.llm_training import (
+    DEFAULT_TRAINING,
+    TRAINING_MODES,
+    LlmTraining,
+    canonical_mode,
+    matrix_share,
+)
 from shared.perfmodel.power import power_limit
 from shared.perfmodel.scaling import interconnect_class
 from shared.perfmodel.workloads import (
@@ -107,6 +114,10 @@ def llm_workload(
         "kv_heads": kv_heads,
         "active_params_b": active_params_b,
     }
+    if task == "llm-training":
+        # llm-training takes params_b (and mode: llm_training_workload); the rest is
+        # inference-only.
+        given.pop("params_b")
     if task != "llm-inference":
         for name, value in given.items():
             if value is not None:
@@ -142,6 +153,27 @@ def llm_workload(
     )
 
 
+def llm_training_workload(
+    task: str, params_b: float | None, mode: str | None
+) -> LlmTraining | None:
+    """The LLM an llm-training request trains; None without size or mode (the class's
+    default, an 8 B LoRA) and for other tasks (mode rejected there)."""
+    if task != "llm-training":
+        if mode is not None:
+            raise InvalidInputError("mode", mode, ["only with task llm-training"])
+        return None
+    if params_b is not None and not 0 < params_b <= MAX_PARAMS_B:
+        raise InvalidInputError("params_b", params_b, [f"a number in (0, {MAX_PARAMS_B:g}]"])
+    if mode is not None and mode not in TRAINING_MODES:
+        raise InvalidInputError("mode", mode, list(TRAINING_MODES))
+    if params_b is None and mode is None:
+        return None
+    return LlmTraining(
+        params_b if params_b is not None else DEFAULT_TRAINING.params_b,
+        canonical_mode(mode) if mode is not None else DEFAULT_TRAINING.mode,
+    )
+
+
 class PredictRequest(BaseModel):
     """GET /model/predict's query and `gpu-advisor model predict`'s options, written once.
 
@@ -159,7 +191,13 @@ class PredictRequest(BaseModel):
     # The upper bounds of /recommend (the model names the lower ones): past them a query
     # is a typo.
     params_b: float | None = Field(
-        default=None, le=MAX_PARAMS_B, description="llm-inference: model size in billions"
+        default=None,
+        le=MAX_PARAMS_B,
+        description="llm-inference, llm-training: model size in billions",
+    )
+    mode: str | None = Field(
+        default=None,
+        description="llm-training: full (or full-finetune), lora or qlora (default: 8B lora)",
     )
     batch: int | None = Field(default=None, le=4096, description="llm-inference: sequences at once")
     context: int | None = Field(default=None, le=2_000_000, description="llm-inference: tokens")
@@ -198,6 +236,7 @@ def predict_request(
         req.power_limit_w,
         req.workload,
         params_b=req.params_b,
+        mode=req.mode,
         batch=req.batch,
         context=req.context,
         weights=req.weights,
@@ -227,6 +266,7 @@ def predict_full(
     active_params_b: float | None = None,
     deployment: str = AUTO,
     network: str = "infiniband",
+    mode: str | None = None,
 ) -> dict[str, Any]:
     """Throughput of `count` GPUs relative to one reference GPU, with its provenance; the
     GPUs sit in the layout the one build model gives them (as on /recommend and quotes).
@@ -237,6 +277,7 @@ def predict_full(
     llm = llm_workload(
         task, precision, params_b, batch, context, weights, llm_model, kv_heads, active_params_b
     )
+    training = llm_training_workload(task, params_b, mode)
     gpu = load_catalog().by_id[gpu_id]
     layout = plan_layout([gpu], count, deployment)
     result = model.predict_task(
@@ -248,6 +289,7 @@ def predict_full(
         workload,
         nodes=layout.node_counts,
         network=MODEL_NETWORK[network],
+        training=training,
     )
     if result is None:
         if llm is not None and weights is not None:
@@ -296,6 +338,23 @@ def predict_full(
         "network": network if layout.nodes > 1 else None,
         "llm": None if llm is None or serving is None else _llm_answer(llm, serving),
         "prefill": _prefill(model, gpu, task, precision, llm),
+        "training": _training_answer(model, task, training),
+    }
+
+
+def _training_answer(
+    model: ClassModel, task: str, training: LlmTraining | None
+) -> dict[str, Any] | None:
+    """llm-training: the model size and mode timed, and the matrix share they give."""
+    if task != "llm-training":
+        return None
+    llm = training or DEFAULT_TRAINING
+    ceiling = model.params.fitted.llm_training_share()
+    return {
+        "params_b": llm.params_b,
+        "mode": llm.mode,
+        "matrix_share": round(matrix_share(llm, ceiling), 4),
+        "assumed": training is None,
     }
 
 

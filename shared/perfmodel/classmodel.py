@@ -26,6 +26,7 @@ from shared.perfmodel.class_params import FittedParams, per_gpu_scaling
 from shared.perfmodel.class_rows import gemm_time
 from shared.perfmodel.features import rates
 from shared.perfmodel.lambda_data import canonical_workload
+from shared.perfmodel.llm_training import DEFAULT_TRAINING, LlmTraining, matrix_share
 from shared.perfmodel.matrix_clock import (
     matrix_clock_log,
     matrix_fraction,
@@ -141,13 +142,15 @@ class ClassModel:
         workload: str | None = None,
         nodes: Sequence[int] | None = None,
         network: str = "infiniband",
+        training: LlmTraining | None = None,
     ) -> TaskPrediction | None:
         """`count` GPUs in machines of `nodes` GPUs each joined by `network` (the product
-        passes the layout of shared/builds; without one, servers of 8)."""
+        passes the layout of shared/builds; without one, servers of 8). `training`: the
+        LLM an llm-training request trains (default: an 8 B LoRA, llm_training.py)."""
         layout = list(nodes) if nodes is not None else balanced_nodes(count, 8)
         klass = task_class(FAMILY_TASKS.get(task, task), llm)
         if klass in TRAINING_CLASSES:
-            return self._training(gpu, klass, precision, layout, network, workload)
+            return self._training(gpu, klass, precision, layout, network, workload, training)
         if klass in LLM_CLASSES:
             return self._llm(gpu, klass, llm or default_llm(precision), layout)
         return self._vision(gpu, klass, precision, count)
@@ -183,6 +186,7 @@ class ClassModel:
         nodes: list[int],
         network: str,
         workload: str | None,
+        training: LlmTraining | None = None,
     ) -> TaskPrediction | None:
         base = self.training.predict(gpu, CLASS_FAMILY[klass], precision, workload=workload)
         if base is None:
@@ -205,7 +209,7 @@ class ClassModel:
         # Transformer training: MLPerf's benchmarks spend a fitted share of their time in
         # large matrix multiplies that scale with the matrix rate alone; nlp is served as
         # the fit predicts BERT, llm-training as it predicts the LLM benchmarks.
-        share, fitted_on = self._matrix_share(klass)
+        share, fitted_on = self._matrix_share(klass, training)
         llm = self._matrix_share_log(gpu, klass, precision, value, clock, share)
         caveats = base.caveats
         if llm:
@@ -240,12 +244,18 @@ class ClassModel:
         )
         return TaskPrediction(single, klass, self.cluster_speedup(gpu, nodes, network))
 
-    def _matrix_share(self, klass: str) -> tuple[float, str]:
+    def _matrix_share(self, klass: str, training: LlmTraining | None = None) -> tuple[float, str]:
         """The share of the reference's time in large matrix multiplies a training class
-        carries, and what it was fitted on (cv: none, as no CNN benchmark has one)."""
+        carries, and what it was fitted on (cv: none, as no CNN benchmark has one).
+        llm-training's depends on the model's size and mode (llm_training.py)."""
         fitted = self.params.fitted
         if klass == TRAINING_LLM:
-            return fitted.llm_training_share(), "MLPerf LLM training fit"
+            llm = training or DEFAULT_TRAINING
+            share = matrix_share(llm, fitted.llm_training_share())
+            return share, (
+                f"{llm.params_b:g}B {llm.mode}: MLPerf LLM training fit by model size, "
+                "docs/model/llm_training.md"
+            )
         if klass == TRAINING_NLP:
             return fitted.gemm_share.get(BERT, 0.0), "MLPerf BERT training fit"
         return 0.0, ""
