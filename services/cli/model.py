@@ -120,6 +120,13 @@ def predict(
             f"  prefill (one GPU): {prefill['relative_throughput']:.2f}x "
             f"({low:.2f}-{high:.2f}), {prefill['workload_class']}"
         )
+    training = result["training"]
+    if training is not None:
+        assumed = " (assumed: no params_b or mode given)" if training["assumed"] else ""
+        typer.echo(
+            f"  trains: {training['params_b']:g}B {training['mode']}{assumed}, "
+            f"{training['matrix_share']:.0%} of the reference's time in large matrix multiplies"
+        )
 
 
 DEFAULT_VALIDATION_PATH = DEFAULT_REPORT_DIR / "validation.md"

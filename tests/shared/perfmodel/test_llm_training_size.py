@@ -89,3 +89,16 @@ def test_the_default_is_an_8b_lora_at_mlperfs_share():
     assert default is not None and given is not None
     assert default.relative_throughput == given.relative_throughput
     assert "8B lora" in default.single.explanation
+
+
+def test_the_cli_takes_params_b_and_mode_and_says_the_share():
+    from typer.testing import CliRunner
+
+    from services.cli.model import app
+
+    args = ["predict", "--gpu", "h100-sxm5", "--task", "llm-training"]
+    result = CliRunner().invoke(app, [*args, "--params-b", "0.5", "--mode", "full"])
+    assert result.exit_code == 0, result.output
+    assert "trains: 0.5B full" in result.output
+    bad = CliRunner().invoke(app, [*args, "--mode", "dora"])
+    assert bad.exit_code == 2 and "qlora" in bad.output
