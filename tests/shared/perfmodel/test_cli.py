@@ -65,8 +65,16 @@ def test_predict_full_errors_name_the_field():
     assert info.value.field == "power_limit_w"
 
 
-def test_report_writes_markdown_and_png(tmp_path):
-    result = runner.invoke(app, ["report", "--out-dir", str(tmp_path), "--no-classes"])
+def test_report_writes_markdown_and_png_without_refitting_the_classes(tmp_path):
+    result = runner.invoke(app, ["report", "--out-dir", str(tmp_path)])
     assert result.exit_code == 0, result.output
     assert (tmp_path / "report.md").read_text().count("|") > 50
     assert (tmp_path / "predicted_vs_measured.png").stat().st_size > 10_000
+    # The class refits (minutes) run only with --classes.
+    assert not (tmp_path / "classes.md").exists()
+
+
+def test_reports_go_to_the_data_directory_unless_asked_for_docs():
+    from services.cli.model import DEFAULT_REPORT_DIR
+
+    assert DEFAULT_REPORT_DIR.parts[0] == "var"
