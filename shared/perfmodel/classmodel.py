@@ -20,6 +20,7 @@ from typing import Any
 
 from shared.catalog.specs import GpuSpec, load_catalog
 from shared.perfmodel import inference as inf
+from shared.perfmodel import prefill
 from shared.perfmodel.base import Prediction
 from shared.perfmodel.calibrated import WIDEN_NEW_ARCHITECTURE, CalibratedModel
 from shared.perfmodel.class_params import FittedParams, per_gpu_scaling
@@ -53,7 +54,7 @@ from shared.perfmodel.workloads import (
     task_class,
 )
 
-CLASS_MODEL_VERSION = "calibrated-2026.12.5"
+CLASS_MODEL_VERSION = "calibrated-2026.12.6"
 PARAMS_DIR = Path(__file__).parent / "params"
 # Software stack whose fitted per-step overhead a class uses: single-user decode as in
 # llama.cpp / Ollama, serving as in vLLM.
@@ -314,11 +315,13 @@ class ClassModel:
         params = self.params.fitted.inference()
         stack = CLASS_STACK.get(klass, SERVING_STACK)
         ref = load_catalog().by_id[self.reference_gpu]
+        # The same shape (KV heads, MoE active size) the speed uses (inference.py).
         estimate = llm_memory(
             llm.params_b,
             llm.weights,
             context=llm.context,
             batch=llm.batch,
+            shape=inf.workload_shape(llm),
         )
         need = estimate.total_gb
         # Tensor parallelism stays inside one machine.
@@ -354,27 +357,37 @@ class ClassModel:
 
     def predict_prefill(self, gpu: GpuSpec, llm: LlmWorkload) -> Prediction | None:
         """Prompt processing (the time to the first token) of one GPU relative to the
-        reference at 16 bits: matrix-bound, on the software stack of the request's class.
-        Its held-out accuracy is not measurable on the bundled data (one table)."""
+        reference at 16 bits on the software stack of the request's class: the
+        software-aware prefill model (prefill.py), with its held-out 80 % interval."""
         if not runs_weights(gpu, llm.weights):
             return None
-        params = self.params.fitted.inference()
         stack = CLASS_STACK.get(llm_class(llm), SERVING_STACK)
         ref = load_catalog().by_id[self.reference_gpu]
-        one = inf.prefill_tokens_per_s(gpu, llm, params, stack)
-        reference = inf.prefill_tokens_per_s(ref, replace(llm, weights="fp16"), params, stack)
-        return self._modelled(
-            gpu,
-            LLM_PREFILL,
-            llm.weights,
-            one / reference,
-            f"{LLM_PREFILL} ({CLASS_BASIS[LLM_PREFILL]}): {llm.params_b:g}B, {llm.weights} "
-            f"weights, {llm.prompt_tokens} prompt tokens on {stack}; reference "
+        overhead = self.params.fitted.inference().step_overhead_s.get(stack)
+        est = prefill.predict_relative(gpu, ref, llm, stack, overhead)
+        caveats = [
+            f"{LLM_PREFILL}: {est.family} matrix rate x the achieved share of a "
+            f"{est.chip_class} {gpu.architecture} card; interval from held-out errors "
+            "(docs/model/prefill.md)"
+        ]
+        if not est.architecture_measured:
+            caveats.append(
+                f"{gpu.architecture}: no {est.family} prefill table measured it "
+                "(extrapolated; interval widened)"
+            )
+        return Prediction(
+            gpu_id=gpu.id,
+            task=LLM_PREFILL,
+            precision=llm.weights,
+            relative_throughput=est.relative,
+            interval=est.interval,
+            basis="calibrated-model",
+            reference_gpu=self.reference_gpu,
+            model_version=self.version,
+            explanation=f"{LLM_PREFILL} ({CLASS_BASIS[LLM_PREFILL]}): {llm.params_b:g}B, "
+            f"{llm.weights} weights, {llm.prompt_tokens} prompt tokens on {stack}; reference "
             f"{self.reference_gpu} at fp16",
-            [
-                f"{LLM_PREFILL}: held-out accuracy not measurable (one benchmark table with two "
-                "GPUs); the interval is that table's error"
-            ],
+            caveats=tuple(caveats),
         )
 
     def _modelled(

@@ -50,7 +50,9 @@ CLASS_BASIS: dict[str, str] = {
     TRAINING_LLM: _TRAINING_BASIS
     + "; plus the share of time in large matrix multiplies fitted to MLPerf's LLM training "
     "benchmarks (one share for them), which scales with the matrix rate alone",
-    LLM_PREFILL: "LLM prefill: matrix-bound, weights read once per prompt",
+    LLM_PREFILL: "LLM prefill: matrix-bound at a software-aware rate (accumulate precision "
+    "per software family, achieved share of peak per chip class and architecture, fitted on "
+    "LocalScore, llama.cpp and TensorRT-LLM tables: prefill.py), weights read per micro-batch",
     LLM_DECODE: "LLM decode at batch 1: weight bytes per token / achieved memory bandwidth, "
     "plus a per-token overhead",
     LLM_SERVING: "LLM decode at a serving batch: weights once per step, KV cache and matrix "

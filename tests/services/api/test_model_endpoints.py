@@ -296,7 +296,7 @@ def test_model_predict_applies_the_power_limited_matrix_clock(market_client):
         ).json()
         served = ClassModel().predict_task(by_id[gpu_id], "nlp", "fp16")
         assert served is not None
-        assert body["model_version"] == "calibrated-2026.12.5"
+        assert body["model_version"] == "calibrated-2026.12.6"
         assert math.isclose(body["relative_throughput"], served.single.relative_throughput)
         named = "power-limited clock" in body["explanation"]
         assert named == (gpu_id == "mi300x")
@@ -315,10 +315,14 @@ def test_model_predict_llm_inference_answers_the_prefill_beside_the_decode(marke
     assert prefill["class_basis"].startswith("LLM prefill: matrix-bound")
     low, high = prefill["interval"]
     assert low < prefill["relative_throughput"] < high
-    assert any("not measurable" in c for c in prefill["caveats"])
-    # Prefill follows the matrix rate, decode the bandwidth: the H100's lead over an RTX
-    # 4090 (5.7x the 16-bit matrix rate, 3.3x the bandwidth) is larger in prefill.
-    decode_lead = h100["single_gpu_relative_throughput"] / rtx["single_gpu_relative_throughput"]
+    assert any("interval from held-out errors" in c for c in prefill["caveats"])
+    # On llama.cpp (the single-user stack) GeForce FP16 GEMMs accumulate in FP16 at full
+    # rate and a datacenter chip reaches a small share of its peak: the H100's prefill lead
+    # over an RTX 4090 is far below the catalog's 5.7x matrix-rate ratio (LocalScore
+    # measures about 0.7x on Llama 3.1 8B).
     prefill_lead = prefill["relative_throughput"] / rtx["prefill"]["relative_throughput"]
-    assert prefill_lead > 1.2 * decode_lead > 1
+    assert prefill_lead < 2.0
+    # Same die, same software: the RTX A6000 is no faster than the RTX 3090 in prefill.
+    a6000 = predict("rtx-a6000")["prefill"]["relative_throughput"]
+    assert a6000 / predict("rtx-3090")["prefill"]["relative_throughput"] <= 1.05
     assert predict("h100-sxm5", "nlp")["prefill"] is None
