@@ -10,6 +10,7 @@ from shared.builds.layout import Layout
 from shared.catalog.specs import GpuSpec
 from shared.perfmodel.base import Prediction
 from shared.perfmodel.classmodel import ClassModel
+from shared.perfmodel.llm_training import LlmTraining
 from shared.perfmodel.power import MIN_CAP_FRACTION, power_limit
 from shared.perfmodel.workloads import LlmWorkload
 
@@ -60,14 +61,25 @@ def build_speedup(
     precision: str,
     network: str,
     llm: LlmWorkload | None = None,
+    training: LlmTraining | None = None,
 ) -> BuildSpeedup | None:
     """None if a card cannot run the precision. Mixed types run at the slowest card's
     pace (docs/domain.md section 4) with the least efficient scaling; an LLM that needs
-    several GPUs is split within one machine."""
+    several GPUs is split within one machine. `training`: the LLM an llm-training build
+    trains (its size and mode set the matrix share)."""
     net = c.MODEL_NETWORK[network]
     nodes = list(lay.node_counts)
     builds = [
-        model.predict_task(s, task, precision, llm, lay.total_gpus, nodes=nodes, network=net)
+        model.predict_task(
+            s,
+            task,
+            precision,
+            llm,
+            lay.total_gpus,
+            nodes=nodes,
+            network=net,
+            training=training,
+        )
         for s in specs
     ]
     done = [b for b in builds if b is not None]

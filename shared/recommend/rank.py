@@ -25,6 +25,7 @@ from shared.kit.settings import Settings
 from shared.models import Score, ScoreState
 from shared.perfmodel.classmodel import ClassModel
 from shared.perfmodel.inference import serving_batch
+from shared.perfmodel.llm_training import LlmTraining, canonical_mode
 from shared.perfmodel.workloads import LlmWorkload
 from shared.pricing.measures import describe
 from shared.recommend import empty
@@ -140,6 +141,14 @@ def request_llm(query: RecommendQuery) -> LlmWorkload | None:
     return estimate_llm(estimate)
 
 
+def request_training(query: RecommendQuery) -> LlmTraining | None:
+    """The LLM an llm-training query trains (params_b with a training mode)."""
+    estimate = query.memory_estimate
+    if query.task != "llm-training" or estimate is None or estimate.mode == "inference":
+        return None
+    return LlmTraining(estimate.params_b, canonical_mode(estimate.mode))
+
+
 def _speed(
     row: Ranked, query: RecommendQuery, settings: Settings, model: ClassModel
 ) -> Speed | None:
@@ -153,12 +162,16 @@ def _speed(
         build = plan_build([row.spec], query.count, settings, query.deployment, query.network)
         layout = build.layout
     llm = request_llm(query)
+    training = request_training(query)
     found = build_speedup(
-        model, [row.spec], layout, query.task, query.precision, query.network, llm
+        model, [row.spec], layout, query.task, query.precision, query.network, llm, training
     )
     if found is None:
         return None
-    if llm is None:
+    if training is not None:
+        # The model's size and mode set llm-training's matrix share (not the stored 8B LoRA).
+        single, basis = found.single.relative_throughput, found.single.explanation
+    elif llm is None:
         single, basis = row.score.relative_performance, row.score.explanation
     else:
         # The model times the batch the card's memory holds; the answer says which.

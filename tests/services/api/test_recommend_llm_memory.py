@@ -168,3 +168,31 @@ def test_bad_llm_descriptions_are_422(market_client, url, params, field, hint):
     body = response.json()
     assert field in body["message"]
     assert hint in body["message"] + str(body.get("detail"))
+
+
+def test_llm_training_speed_follows_the_model_size(market_client):
+    """A 1B full fine-tune spends little time in large matrix multiplies (the share by
+    size, docs/model/llm_training.md): the H100's lead over an RTX 4090 shrinks against
+    the 8B LoRA the stored ranking assumes, and the answer says what it timed."""
+
+    def results(**llm: Any) -> dict[str, Any]:
+        body = _get(
+            market_client,
+            "/recommend",
+            task="llm-training",
+            sort="performance",
+            limit=100,
+            **llm,
+        )
+        return {r["gpu"]["id"]: r for r in body["results"]}
+
+    small, default = results(params_b=1, mode="full"), results(params_b=8, mode="lora")
+    assert "1B full" in small["h100-pcie"]["explanation"]
+    assert "8B lora" in default["h100-pcie"]["explanation"]
+
+    def lead(by_id: dict[str, Any]) -> float:
+        return float(by_id["h100-pcie"]["relative_performance"]) / float(
+            by_id["rtx-4090"]["relative_performance"]
+        )
+
+    assert lead(small) < lead(default)
