@@ -49,7 +49,9 @@ CLASS_BASIS: dict[str, str] = {
     TRAINING_NLP: _TRAINING_BASIS,
     TRAINING_LLM: _TRAINING_BASIS
     + "; plus the share of time in large matrix multiplies fitted to MLPerf's LLM training "
-    "benchmarks (one share for them), which scales with the matrix rate alone",
+    "benchmarks (one share for them, 8B and up), smaller for smaller models and QLoRA "
+    "(fitted by model size on GPU-Insights and Answer.AI: llm_training.py), which scales "
+    "with the matrix rate alone",
     LLM_PREFILL: "LLM prefill: matrix-bound at a software-aware rate (accumulate precision "
     "per software family, achieved share of peak per chip class and architecture, fitted on "
     "LocalScore, llama.cpp and TensorRT-LLM tables: prefill.py), weights read per micro-batch",
