@@ -28,13 +28,14 @@ from shared.perfmodel.workloads import (
     CLASS_BASIS,
     CLASS_FAMILY,
     DEFAULT_LLM_CONTEXT,
+    INFERENCE_CLASS,
+    PHASES,
     TASK_CLASS,
     TRAINING_CLASSES,
     TRAINING_LLM,
     WEIGHT_FORMATS,
     LlmWorkload,
     default_llm,
-    task_class,
 )
 
 # Every /recommend task; "cv" and "nlp" are also the training families.
@@ -64,6 +65,29 @@ def _choices(deployment: str, network: str) -> None:
 
 def valid_workloads() -> list[str]:
     return sorted(set(WORKLOAD_FAMILY) | set(WORKLOAD_ALIASES))
+
+
+def checked_phase(task: str, phase: str | None) -> str | None:
+    """`phase` if this task can be asked for it: inference only where the task has a fitted
+    inference class (cv: CNN inference); llm-inference and image-generation are inference
+    already. InvalidInputError names the field and the valid values otherwise."""
+    if phase is None:
+        return None
+    if phase not in PHASES:
+        raise InvalidInputError("phase", phase, list(PHASES))
+    if phase == "inference" and task not in INFERENCE_CLASS:
+        raise InvalidInputError(
+            "phase",
+            phase,
+            [
+                f"inference with task {', '.join(INFERENCE_CLASS)} (llm-inference and "
+                "image-generation are inference tasks)",
+                "training",
+            ],
+        )
+    if phase == "training" and TASK_CLASS[task] not in TRAINING_CLASSES:
+        raise InvalidInputError("phase", phase, [f"inference ({task} is an inference task)"])
+    return phase
 
 
 def _validate(gpu_id: str, task: str, precision: str, count: int, workload: str | None) -> None:
@@ -215,6 +239,11 @@ class PredictRequest(BaseModel):
     active_params_b: float | None = Field(
         default=None, le=MAX_PARAMS_B, description="llm-inference: parameters per token (MoE)"
     )
+    phase: str | None = Field(
+        default=None,
+        description="training or inference: cv at inference is CNN inference (MLPerf "
+        "ResNet-50, RetinaNet, 3D U-Net), as cv at int8 is without a phase",
+    )
     deployment: str = Field(
         default=AUTO, description="machines for count GPUs: auto, workstation or datacenter"
     )
@@ -245,6 +274,7 @@ def predict_request(
         active_params_b=req.active_params_b,
         deployment=req.deployment,
         network=req.network,
+        phase=req.phase,
     )
 
 
@@ -267,6 +297,7 @@ def predict_full(
     deployment: str = AUTO,
     network: str = "infiniband",
     mode: str | None = None,
+    phase: str | None = None,
 ) -> dict[str, Any]:
     """Throughput of `count` GPUs relative to one reference GPU, with its provenance; the
     GPUs sit in the layout the one build model gives them (as on /recommend and quotes).
@@ -274,6 +305,7 @@ def predict_full(
     at most the requested batch (`inference.effective_batch`)."""
     _validate(gpu_id, task, precision, count, workload)
     _choices(deployment, network)
+    phase = checked_phase(task, phase)
     llm = llm_workload(
         task, precision, params_b, batch, context, weights, llm_model, kv_heads, active_params_b
     )
@@ -290,6 +322,7 @@ def predict_full(
         nodes=layout.node_counts,
         network=MODEL_NETWORK[network],
         training=training,
+        phase=phase,
     )
     if result is None:
         if llm is not None and weights is not None:
@@ -313,7 +346,7 @@ def predict_full(
             "saved_w": limit.saved_w_per_gpu * count,
         }
     low, high = prediction.interval
-    klass = task_class(task, llm)
+    klass = result.workload_class
     return {
         "gpu_id": gpu_id,
         "task": task,

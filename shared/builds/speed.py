@@ -62,6 +62,7 @@ def build_speedup(
     network: str,
     llm: LlmWorkload | None = None,
     training: LlmTraining | None = None,
+    phase: str | None = None,
 ) -> BuildSpeedup | None:
     """None if a card cannot run the precision. Mixed types run at the slowest card's
     pace (docs/domain.md section 4) with the least efficient scaling; an LLM that needs
@@ -79,6 +80,7 @@ def build_speedup(
             nodes=nodes,
             network=net,
             training=training,
+            phase=phase,
         )
         for s in specs
     ]

@@ -49,6 +49,7 @@ from shared.perfmodel.workloads import (
     TRAINING_NLP,
     LlmWorkload,
     default_llm,
+    implied_phase,
     llm_class,
     runs_weights,
     task_class,
@@ -144,12 +145,14 @@ class ClassModel:
         nodes: Sequence[int] | None = None,
         network: str = "infiniband",
         training: LlmTraining | None = None,
+        phase: str | None = None,
     ) -> TaskPrediction | None:
         """`count` GPUs in machines of `nodes` GPUs each joined by `network` (the product
         passes the layout of shared/builds; without one, servers of 8). `training`: the
         LLM an llm-training request trains (default: an 8 B LoRA, llm_training.py)."""
         layout = list(nodes) if nodes is not None else balanced_nodes(count, 8)
-        klass = task_class(FAMILY_TASKS.get(task, task), llm)
+        family = FAMILY_TASKS.get(task, task)
+        klass = task_class(family, llm, implied_phase(family, precision, phase))
         if klass in TRAINING_CLASSES:
             return self._training(gpu, klass, precision, layout, network, workload, training)
         if klass in LLM_CLASSES:
@@ -188,6 +191,7 @@ class ClassModel:
         network: str,
         workload: str | None,
         training: LlmTraining | None = None,
+        phase: str | None = None,
     ) -> TaskPrediction | None:
         base = self.training.predict(gpu, CLASS_FAMILY[klass], precision, workload=workload)
         if base is None:
@@ -328,9 +332,9 @@ class ClassModel:
         largest = max(nodes)
         tp, fitting = _split(gpu, estimate, largest)
         link = interconnect_class(gpu)
-        one = inf.decode_tokens_per_s(gpu, llm, params, stack)
-        per_gpu = inf.decode_tokens_per_s(gpu, llm, params, stack, tp, link)
-        reference = inf.decode_tokens_per_s(ref, replace(llm, weights="fp16"), params, stack)
+        one = inf.served_decode_tokens_per_s(gpu, llm, params, stack)
+        per_gpu = inf.served_decode_tokens_per_s(gpu, llm, params, stack, tp, link)
+        reference = inf.served_decode_tokens_per_s(ref, replace(llm, weights="fp16"), params, stack)
         value = one / reference
         caveats = []
         if not fitting:

@@ -208,9 +208,28 @@ TASK_CLASS: dict[str, str] = {
 CLASS_FAMILY: dict[str, str] = {TRAINING_CV: "cv", TRAINING_NLP: "nlp", TRAINING_LLM: "nlp"}
 
 
-def task_class(task: str, llm: LlmWorkload | None = None) -> str:
+# Training tasks whose inference has a fitted class: cv's is CNN inference (MLPerf
+# ResNet-50, RetinaNet, 3D U-Net). nlp has none (MLPerf's BERT inference rows are not
+# bundled): language-model inference is the llm-inference task.
+INFERENCE_CLASS: dict[str, str] = {"cv": CNN_INFERENCE}
+PHASES = ("training", "inference")
+
+
+def implied_phase(task: str, precision: str, phase: str | None) -> str | None:
+    """The phase a request means: as given, else inference for a task with an inference
+    class asked at int8 (nobody trains CNNs in int8; MLPerf serves them in it)."""
+    if phase is not None:
+        return phase
+    if precision == "int8" and task in INFERENCE_CLASS:
+        return "inference"
+    return None
+
+
+def task_class(task: str, llm: LlmWorkload | None = None, phase: str | None = None) -> str:
     if task not in TASK_CLASS:
         raise ValueError(f"unknown task {task!r}")
+    if phase == "inference" and task in INFERENCE_CLASS:
+        return INFERENCE_CLASS[task]
     if task == "llm-inference" and llm is not None:
         return llm_class(llm)
     return TASK_CLASS[task]

@@ -49,6 +49,9 @@ class Speed:
     build: Build | None
     # An LLM query's batch as served: the requested one or what the memory holds.
     effective_batch: int | None = None
+    # The model's own 80 % interval of `single` where it timed this query (else the
+    # stored score's, moved to this speed).
+    interval: tuple[float, float] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,22 +167,45 @@ def _speed(
     llm = request_llm(query)
     training = request_training(query)
     found = build_speedup(
-        model, [row.spec], layout, query.task, query.precision, query.network, llm, training
+        model,
+        [row.spec],
+        layout,
+        query.task,
+        query.precision,
+        query.network,
+        llm,
+        training,
+        query.phase,
     )
     if found is None:
         return None
-    if training is not None:
-        # The model's size and mode set llm-training's matrix share (not the stored 8B LoRA).
-        single, basis = found.single.relative_throughput, found.single.explanation
-    elif llm is None:
-        single, basis = row.score.relative_performance, row.score.explanation
-    else:
+    single = found.single
+    if llm is not None:
         # The model times the batch the card's memory holds; the answer says which.
         served = serving_batch(row.spec, llm, tp=found.tensor_parallel)
-        single = found.single.relative_throughput
-        basis = found.single.explanation + served.note
-        return Speed(single, found.speedup, basis, layout, build, served.batch)
-    return Speed(single, found.speedup, basis, layout, build)
+        basis = single.explanation + served.note
+        return Speed(
+            single.relative_throughput,
+            found.speedup,
+            basis,
+            layout,
+            build,
+            served.batch,
+            single.interval,
+        )
+    if training is not None or query.phase is not None:
+        # Not the stored score's workload (an llm-training model's size and mode set its
+        # matrix share; a phase picks the class): the model times this one.
+        return Speed(
+            single.relative_throughput,
+            found.speedup,
+            single.explanation,
+            layout,
+            build,
+            interval=single.interval,
+        )
+    score = row.score
+    return Speed(score.relative_performance, found.speedup, score.explanation, layout, build)
 
 
 def _build(row: Ranked, speed: Speed, query: RecommendQuery) -> tuple[float, Decimal, Decimal]:
@@ -212,7 +238,11 @@ def _per_dollar_interval(row: Ranked, speed: Speed, query: RecommendQuery) -> tu
 
 
 def _performance_interval(row: Ranked, speed: Speed) -> tuple[float, float]:
-    """The stored interval, moved to this query's speed (same relative width)."""
+    """The model's interval where it timed the query, else the stored interval moved to
+    this query's speed (same relative width)."""
+    if speed.interval is not None:
+        low, high = speed.interval
+        return low * speed.speedup, high * speed.speedup
     score = row.score
     scale = speed.single / score.relative_performance * speed.speedup
     return score.interval_low * scale, score.interval_high * scale

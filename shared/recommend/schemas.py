@@ -18,6 +18,7 @@ SORT_DESCRIPTIONS: dict[str, str] = {
 # "full" is an alias of "full-finetune"; qlora fine-tunes adapters on a 4-bit base.
 LlmMode = Literal["inference", "full-finetune", "full", "lora", "qlora"]
 WeightPrecision = Literal["fp16", "bf16", "int8", "int4", "fp8", "fp4"]
+Phase = Literal["training", "inference"]
 
 
 class MemoryEstimateOut(BaseModel):
@@ -66,3 +67,4 @@ class RecommendQuery(BaseModel):
     sort: Sort
     deployment: Deployment = "auto"
     network: Network = "infiniband"
+    phase: Phase | None = None

@@ -14,6 +14,7 @@ from services.api.recommend.cache import ResponseCache
 from services.api.recommend.schemas import RecommendResponse
 from services.api.recommend.service import recommend_json
 from shared.alerts.keys import quote_viewer
+from shared.builds.predict import InvalidInputError, checked_phase
 from shared.builds.schemas import Condition, Deployment, Network, Precision, Pricing, Task
 from shared.catalog.tasks import TASKS
 from shared.pricing.quotes import sees_recent_quotes, show_quotes_to
@@ -21,6 +22,7 @@ from shared.recommend.memory import default_weights, llm_memory_estimate, needed
 from shared.recommend.schemas import (
     LlmMode,
     MemoryEstimateOut,
+    Phase,
     RecommendQuery,
     Sort,
     WeightPrecision,
@@ -107,8 +109,19 @@ def get_recommendation(
             gt=0, le=10000, description="with params_b: parameters per token (mixture of experts)"
         ),
     ] = None,
+    phase: Annotated[
+        Phase | None,
+        Query(
+            description="training or inference: task=cv with phase=inference ranks CNN "
+            "inference (MLPerf ResNet-50, RetinaNet, 3D U-Net), as precision=int8 does"
+        ),
+    ] = None,
 ) -> Response:
     profile = TASKS[task]
+    try:
+        checked_phase(task, phase)
+    except InvalidInputError as exc:
+        raise InvalidParameter("phase", str(exc), exc.valid) from exc
     estimate: MemoryEstimateOut | None = None
     described = params_b is not None or llm_model is not None
     if not described and (kv_heads is not None or active_params_b is not None):
@@ -152,6 +165,7 @@ def get_recommendation(
         network=network,
         limit=limit,
         sort=sort,
+        phase=phase,
     )
     cache: ScoreCache = request.app.state.score_cache
     responses: ResponseCache = request.app.state.response_cache
