@@ -96,6 +96,27 @@ def _is_full(count: int, page_size: int) -> bool:
     return count >= page_size * FULL_PAGE_RATIO
 
 
+def term_searches(
+    base_url: Callable[[ScraperSettings], str],
+    search_url: Callable[..., str],
+    parse: Callable[[str, str], list[RawListing]],
+    page_size: int,
+) -> Collector:
+    """A retailer's collector: each term's search pages (`search_url(base, term,
+    page=n)`), while they come back full."""
+
+    async def collect(crawl: Crawl, terms: list[str]) -> None:
+        base = base_url(crawl.settings)
+        for term in terms:
+
+            def url(page: int, term: str = term) -> str:
+                return search_url(base, term, page=page)
+
+            await paged_search(crawl, url, parse, page_size)
+
+    return collect
+
+
 async def paged_search(
     crawl: Crawl,
     build_url: Callable[[int], str],

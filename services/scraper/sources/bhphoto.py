@@ -33,7 +33,7 @@ from urllib.parse import urlencode, urljoin, urlsplit
 
 from bs4 import BeautifulSoup, Tag
 
-from services.scraper.collect import Crawl, paged_search
+from services.scraper.collect import term_searches
 from services.scraper.errors import LayoutChanged
 from services.scraper.listing import ListingType, RawListing, price_fields
 from services.scraper.money import Money, is_price_range, parse_shipping
@@ -277,15 +277,7 @@ def _in_stock(status: str) -> bool | None:
 PAGE_SIZE = 24
 
 
-async def collect(crawl: Crawl, terms: list[str]) -> None:
-    """Each term's search pages, while they come back full."""
-    base = crawl.settings.bhphoto_base_url
-    for term in terms:
-
-        def url(page: int, term: str = term) -> str:
-            return search_url(base, term, page=page)
-
-        await paged_search(crawl, url, parse, PAGE_SIZE)
+collect = term_searches(lambda s: s.bhphoto_base_url, search_url, parse, PAGE_SIZE)
 
 
 def parse_page(
