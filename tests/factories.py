@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -58,3 +58,25 @@ def recompute(
     return recompute_scores(
         session, gpu_ids, model=model or get_model(), settings=settings or plain_settings()
     )
+
+
+def monthly_sales(
+    session: Session,
+    gpu_id: str,
+    start: float,
+    monthly: float,
+    months: int,
+    now: datetime,
+    source: str = "shop",
+) -> None:
+    """Three sales a month of one card, from `months` months before `now` until last
+    month, the price moving by `monthly` a month (a known index for the tests)."""
+    for m in range(months, 0, -1):
+        at = now - timedelta(days=30.44 * m)
+        usd = start * (1 + monthly) ** (months - m)
+        for k in range(3):
+            session.add(
+                make_observation(
+                    gpu_id=gpu_id, usd=f"{usd * (1 + 0.01 * k):.2f}", observed_at=at, source=source
+                )
+            )

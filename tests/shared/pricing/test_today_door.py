@@ -15,7 +15,7 @@ from shared.pricing.index import INDEXES, market_index
 from shared.pricing.market import PricePolicy
 from shared.pricing.today import TodayPrice, Unpriced, bought_today
 from shared.seed import seed_catalog
-from tests.factories import make_observation, plain_settings
+from tests.factories import make_observation, monthly_sales, plain_settings
 
 NOW = datetime.now(UTC)
 
@@ -24,21 +24,11 @@ def _policy() -> PricePolicy:
     return PricePolicy.from_settings(plain_settings(), NOW)
 
 
-def _monthly(session: Session, gpu_id: str, start: float, monthly: float, months: int) -> None:
-    for m in range(months, 0, -1):
-        at = NOW - timedelta(days=30.44 * m)
-        usd = start * (1 + monthly) ** (months - m)
-        for k in range(3):
-            session.add(
-                make_observation(gpu_id=gpu_id, usd=f"{usd * (1 + 0.01 * k):.2f}", observed_at=at)
-            )
-
-
 def test_the_index_is_fitted_once_per_state_of_the_stored_prices(session: Session) -> None:
     seed_catalog(session)
     INDEXES.clear()
-    _monthly(session, "rtx-4090", 1500, 0.02, 12)
-    _monthly(session, "rtx-3080-10gb", 400, 0.02, 12)
+    monthly_sales(session, "rtx-4090", 1500, 0.02, 12, NOW)
+    monthly_sales(session, "rtx-3080-10gb", 400, 0.02, 12, NOW)
     session.flush()
     first = market_index(session)
     assert market_index(session) is first
@@ -61,8 +51,8 @@ def test_bought_today_estimates_a_stale_card_and_leaves_an_unbridged_one_unprice
     session: Session,
 ) -> None:
     seed_catalog(session)
-    _monthly(session, "rtx-4090", 1500, 0.02, 24)
-    _monthly(session, "rtx-3080-10gb", 400, 0.02, 24)
+    monthly_sales(session, "rtx-4090", 1500, 0.02, 24, NOW)
+    monthly_sales(session, "rtx-3080-10gb", 400, 0.02, 24, NOW)
     year_ago = NOW - timedelta(days=365)
     for k in range(3):
         session.add(make_observation(gpu_id="rtx-3090", usd=f"{700 + k}", observed_at=year_ago))

@@ -10,7 +10,7 @@ from sqlmodel import Session, select
 
 from shared.models import CloudOffer, Score
 from shared.seed import seed_catalog
-from tests.factories import make_observation, recompute
+from tests.factories import make_observation, monthly_sales, recompute
 
 NOW = datetime.now(UTC)
 
@@ -27,26 +27,11 @@ def _score(session: Session, gpu_id: str, condition: str) -> Score:
     return found
 
 
-def _monthly_sales(
-    session: Session, gpu_id: str, start: float, monthly: float, months: int
-) -> None:
-    """Three sales a month of one card, from `months` ago until last month."""
-    for m in range(months, 0, -1):
-        at = NOW - timedelta(days=30.44 * m)
-        usd = start * (1 + monthly) ** (months - m)
-        for k in range(3):
-            session.add(
-                make_observation(
-                    gpu_id=gpu_id, usd=f"{usd * (1 + 0.01 * k):.2f}", observed_at=at, source="shop"
-                )
-            )
-
-
 def test_a_stale_price_is_moved_by_its_peers_and_a_fresh_one_is_kept(session):
     seed_catalog(session)
     # Two consumer peers whose used prices rose 2 % a month for two years.
-    _monthly_sales(session, "rtx-4090", 1500, 0.02, 24)
-    _monthly_sales(session, "rtx-3080-10gb", 400, 0.02, 24)
+    monthly_sales(session, "rtx-4090", 1500, 0.02, 24, NOW)
+    monthly_sales(session, "rtx-3080-10gb", 400, 0.02, 24, NOW)
     # The 3090 was last sold a year ago.
     year_ago = NOW - timedelta(days=365)
     for k in range(3):
