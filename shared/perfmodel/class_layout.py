@@ -71,6 +71,11 @@ class Layout:
             self.names.append(POWER)
         if inf.LLM_GROUP in groups:
             self.names.append("matmul")
+            # Per software stack: its kernels reach a share of HBM bandwidth of their own.
+            hbm_stacks = {
+                r.llm.stack for r in rows if r.llm is not None and inf.memory_class(r.gpu) == "hbm"
+            }
+            self.names += [f"memory:{inf.memory_key('hbm', s)}" for s in sorted(hbm_stacks)]
             stacks = sorted({r.llm.stack for r in rows if r.llm is not None})
             self.names += [f"overhead:{s}" for s in stacks]
             served = {r.llm.model for r in rows if r.llm is not None and _mlperf_llm(r)}
@@ -110,6 +115,8 @@ class Layout:
                     out.eta[rest] = value
             elif kind == "matmul":
                 out.matmul_efficiency = min(1.0, math.exp(x[i]))
+            elif kind == "memory":
+                out.memory_log[rest] = float(x[i])
             elif kind == "overhead":
                 out.step_overhead_s[rest] = math.exp(x[i])
             elif kind == "share":
@@ -159,6 +166,8 @@ class Layout:
                 out.append(x[i] / GEMM_PRIOR_SD)
             elif name == "matmul":
                 out.append((x[i] - math.log(MATMUL_PRIOR)) / MATMUL_PRIOR_SD)
+            elif name.startswith("memory:"):
+                out.append(x[i] / ARCH_PRIOR_SD)
             elif name == POWER:
                 out.append((x[i] - POWER_EXPONENT_PRIOR) / POWER_EXPONENT_PRIOR_SD)
             elif name.startswith("overhead:"):

@@ -34,6 +34,9 @@ class FittedParams:
     # Exponent of a training module's W per peak TFLOPS against its architecture's
     # best-fed module (module_power.py): the power-limited clock (0 before 2026.12.3).
     power_exponent: float = 0.0
+    # Log offset of the achieved memory bandwidth of HBM cards against GDDR ones in LLM
+    # decode (llama.cpp and vLLM reach less of a datacenter HBM card's bandwidth).
+    memory_log: dict[str, float] = field(default_factory=dict)
 
     def llm_training_share(self) -> float:
         """The matrix-multiply share of the product's training-llm class: the median of
@@ -47,6 +50,7 @@ class FittedParams:
             matmul_efficiency=self.matmul_efficiency,
             step_overhead_s=self.step_overhead_s,
             vision_shares=self.vision_shares,
+            memory_log=self.memory_log,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -63,6 +67,7 @@ class FittedParams:
             "gemm_share": self.gemm_share,
             "extra_compute": self.extra_compute,
             "power_exponent": self.power_exponent,
+            "memory_log": self.memory_log,
         }
 
     @classmethod
@@ -77,6 +82,7 @@ class FittedParams:
             gemm_share=data.get("gemm_share", {}),
             extra_compute=data.get("extra_compute", {}),
             power_exponent=data.get("power_exponent", 0.0),
+            memory_log=data.get("memory_log", {}),
         )
 
 

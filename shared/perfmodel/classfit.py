@@ -104,6 +104,7 @@ def fit(
             out.matmul_efficiency = part.matmul_efficiency
             out.step_overhead_s = part.step_overhead_s
             out.extra_compute = part.extra_compute
+            out.memory_log = part.memory_log
         else:
             out.vision_shares = part.vision_shares
     return out

@@ -21,6 +21,7 @@ from shared.perfmodel.classreport_rounds import FIFTH_ROUND, FOURTH_ROUND, SIXTH
 from shared.perfmodel.classreport_served import served_lines
 from shared.perfmodel.pair_scores import Scored, Summary, percent, summarize
 from shared.perfmodel.pairs import GPU_PAIR, SCALING_PAIR
+from shared.perfmodel.report_text import report_text
 
 LOTO, LOGO = "leave one table out", "leave one GPU out"
 _NOT_MEASURABLE = "not measurable: one table, nothing left to fit on when it is held out"
@@ -294,6 +295,8 @@ def render(evaluation: Evaluation) -> str:
         FIFTH_ROUND,
         "",
         SIXTH_ROUND,
+        "",
+        report_text("seventh_round"),
         "",
         *served_lines(evaluation),
         "## Why the unmet targets are unmet",

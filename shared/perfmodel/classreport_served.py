@@ -36,9 +36,11 @@ def served_lines(evaluation: Evaluation) -> list[str]:
         "The product's training classes (cv, nlp in /recommend and /model/predict) predict "
         "Lambda's mix: the calibrated base, the training architecture offset and the "
         "power-limited clock on the mix's matrix share, exactly as the fit's rows do; "
-        "they do not carry the matrix-multiply share fitted per MLPerf transformer "
-        "benchmark, which describes those benchmarks. Scored on the same refits (each "
-        "held-out table or GPU, the row's precision), the served prediction gives:",
+        "since `calibrated-2026.12.6` the nlp class also carries MLPerf BERT's fitted "
+        "matrix-multiply share (as the fit predicts BERT rows), cv none (no CNN benchmark "
+        "has one). Scored on the same refits (each held-out table or GPU, the row's "
+        "precision; the served nlp prediction with BERT's share on every nlp pair), the "
+        "served prediction gives:",
         "",
         "| protocol | class | pairs | fit's row predictor median | p90 | pairs "
         "| served median | p90 |",
@@ -59,13 +61,14 @@ def served_lines(evaluation: Evaluation) -> list[str]:
     lines += [
         "",
         "The served nlp class is Lambda's transformer mix (BERT and Transformer-XL "
-        "fine-tuning, GNMT), on which the training base is calibrated (report.md); most "
-        "MLPerf transformer rows are LLM training (Llama 2 70B LoRA, Llama 3.1 8B and "
-        "405B, GPT-3), whose fitted matrix share "
-        f"({evaluation.full.llm_training_share():.2f}) the nlp class does not apply, "
+        "fine-tuning, GNMT), on which the training base is calibrated (report.md), plus "
+        f"BERT's matrix share ({evaluation.full.gemm_share.get('bert', 0.0):.2f}): on "
+        "BERT pairs it is the fit's row predictor. Most MLPerf transformer rows are LLM "
+        "training (Llama 2 70B LoRA, Llama 3.1 8B and 405B, GPT-3), whose fitted matrix "
+        f"share ({evaluation.full.llm_training_share():.2f}) the nlp class does not apply, "
         "so for a user training large language models the served nlp ranking is the "
-        "less accurate one shown here. The served cv class equals the row predictor: "
-        "no CNN benchmark has a share.",
+        "less accurate one shown here (use task llm-training). The served cv class equals "
+        "the row predictor: no CNN benchmark has a share.",
         "",
         *llm_training_lines(evaluation),
     ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import pytest
@@ -189,6 +190,25 @@ def test_decode_serves_the_batch_the_memory_holds(catalog):
     assert inf.effective_batch(h100, llm) == 48
     small = replace(h100, memory_gb=24)
     assert inf.effective_batch(small, llm) == 5
-    # The small card times five sequences: its tokens per second are those of batch 5.
-    assert _decode(small, llm) == pytest.approx(_decode(small, llm.with_batch(5)))
-    assert _decode(roomy, llm) == pytest.approx(_decode(h100, llm))
+    # A user's request on the small card is timed at five sequences: the tokens per
+    # second of batch 5; a benchmark row keeps its measured batch.
+    served = inf.served_decode_tokens_per_s(small, llm, PARAMS, "s")
+    assert served == pytest.approx(_decode(small, llm.with_batch(5)))
+    assert _decode(small, llm) > served
+    assert inf.served_decode_tokens_per_s(roomy, llm, PARAMS, "s") == pytest.approx(
+        inf.served_decode_tokens_per_s(h100, llm, PARAMS, "s")
+    )
+
+
+def test_an_hbm_offset_moves_the_bandwidth_of_hbm_cards_on_its_stack_only(catalog):
+    h100, rtx = catalog.by_id["h100-sxm5"], catalog.by_id["rtx-4090"]
+    assert inf.memory_class(h100) == "hbm" and inf.memory_class(rtx) == "gddr"
+    slower = replace(PARAMS, memory_log={inf.memory_key("hbm", "s"): math.log(0.5)})
+    llm = LlmWorkload(70, batch=1)
+    # Batch 1 decode is bandwidth-bound: half the achieved bandwidth, about half the speed.
+    ratio = inf.decode_tokens_per_s(h100, llm, slower, "s") / _decode(h100, llm)
+    assert 0.5 < ratio < 0.6
+    assert inf.decode_tokens_per_s(rtx, llm, slower, "s") == pytest.approx(_decode(rtx, llm))
+    other = replace(PARAMS, step_overhead_s={"s": 2e-3, "t": 2e-3})
+    on_other = replace(other, memory_log={inf.memory_key("hbm", "t"): math.log(0.5)})
+    assert inf.decode_tokens_per_s(h100, llm, on_other, "s") == pytest.approx(_decode(h100, llm))
