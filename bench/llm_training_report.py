@@ -15,14 +15,7 @@ from pathlib import Path
 
 from shared.perfmodel.benchmark_sources.training_runs import TrainingRun
 from shared.perfmodel.classmodel import CLASS_MODEL_VERSION, PARAMS_DIR, ClassModel
-from shared.perfmodel.llm_training import (
-    CEILING_FROM_B,
-    QLORA_MATRIX_FACTOR,
-    SIZE_EXPONENT,
-    LlmTraining,
-    matrix_share,
-)
-from shared.perfmodel.llm_training_eval import (
+from shared.perfmodel.lab.llm_training_eval import (
     Predictor,
     RunPair,
     SplitResult,
@@ -33,6 +26,13 @@ from shared.perfmodel.llm_training_eval import (
     log_error,
     run_pairs,
     splits,
+)
+from shared.perfmodel.llm_training import (
+    CEILING_FROM_B,
+    QLORA_MATRIX_FACTOR,
+    SIZE_EXPONENT,
+    LlmTraining,
+    matrix_share,
 )
 
 OUT = Path(__file__).resolve().parent.parent / "docs/model/llm_training.md"

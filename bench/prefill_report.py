@@ -18,8 +18,9 @@ from pathlib import Path
 from statistics import median
 
 from shared.catalog.specs import load_catalog
-from shared.perfmodel import prefill_fit as pf
 from shared.perfmodel.benchmark_sources.localscore import load_localscore_medians
+from shared.perfmodel.lab import prefill_fit as pf
+from shared.perfmodel.lab.prefill_data import PrefillRow, load_prefill_rows
 from shared.perfmodel.prefill import (
     PARAMS_PATH,
     PREFILL_VERSION,
@@ -28,7 +29,6 @@ from shared.perfmodel.prefill import (
     predict_relative,
     software_rate,
 )
-from shared.perfmodel.prefill_data import PrefillRow, load_prefill_rows
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "model" / "prefill.md"
 TARGET_MEDIAN = 0.15

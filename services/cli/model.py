@@ -40,7 +40,7 @@ def report(
     """The served model's accuracy against the bandwidth-only baseline (Lambda
     leave-one-GPU-out: well under a minute); with --classes also the per-class
     leave-one-table-out and leave-one-GPU-out refits (classes.md)."""
-    from shared.perfmodel.report import meets_targets, write_report
+    from shared.perfmodel.lab.report import meets_targets, write_report
 
     summaries = write_report(out_dir, REPORT_INTRO)
     typer.echo(
@@ -60,7 +60,7 @@ def report(
 
 
 def _class_report(out: Path, write_params: bool) -> None:
-    from shared.perfmodel import classeval, classreport
+    from shared.perfmodel.lab import classeval, classreport
 
     evaluation = classeval.evaluate()
     classreport.write_report(out, evaluation)
@@ -83,7 +83,7 @@ def fit_classes(
 @app.command()
 def fit() -> None:
     """Refit the parameters and rewrite the versioned JSON file (maintainers only)."""
-    from shared.perfmodel.evaluation import all_logo_points, build_params
+    from shared.perfmodel.lab.evaluation import all_logo_points, build_params
     from shared.perfmodel.params import write_params
 
     path = write_params(build_params(all_logo_points()))
@@ -146,8 +146,8 @@ def validate(
     out: Annotated[Path, typer.Option(help="Markdown file to write.")] = DEFAULT_VALIDATION_PATH,
 ) -> None:
     """Score the model and the bandwidth baseline on published benchmarks (GPU pairs per table)."""
-    from shared.perfmodel.validation_report import write_validation_report
-    from shared.perfmodel.validation_tables import validation_summaries
+    from shared.perfmodel.lab.validation_report import write_validation_report
+    from shared.perfmodel.lab.validation_tables import validation_summaries
 
     result = write_validation_report(out)
     typer.echo(

@@ -1,1 +1,1 @@
-"""The bundled benchmark data sets, one loader a source (see `shared/perfmodel/benchmarks.py`)."""
+"""The bundled benchmark data sets, one loader a source (see `lab/benchmarks.py`)."""

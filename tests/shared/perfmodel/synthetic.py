@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from shared.perfmodel import classeval
 from shared.perfmodel.benchmark_sources import measurement as bm
 from shared.perfmodel.class_rows import prepare
+from shared.perfmodel.lab import classeval
 
 
 def training_rows(

@@ -12,11 +12,11 @@ import pytest
 
 from shared.builds.predict import InvalidInputError, predict_full
 from shared.catalog.specs import load_catalog
-from shared.perfmodel import classeval
-from shared.perfmodel import classfit as cf
 from shared.perfmodel.class_params import FittedParams
 from shared.perfmodel.class_rows import training_precision
 from shared.perfmodel.classmodel import ClassModel, ClassParams
+from shared.perfmodel.lab import classeval
+from shared.perfmodel.lab import classfit as cf
 from shared.perfmodel.workloads import MLPERF_LLM_TRAINING, TRAINING_LLM, TRAINING_NLP
 from tests.shared.perfmodel.synthetic import training_rows
 
@@ -105,8 +105,8 @@ def test_a_lambda_workload_is_refused_for_llm_training():
 
 
 def test_cards_smaller_than_the_fitted_modules_say_it_is_an_extrapolation():
-    from shared.perfmodel.benchmarks import load_all
     from shared.perfmodel.classmodel import LLM_TRAINING_SMALLEST_GB
+    from shared.perfmodel.lab.benchmarks import load_all
 
     by_id = load_catalog().by_id
     measured = {

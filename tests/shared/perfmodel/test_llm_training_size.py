@@ -3,13 +3,7 @@ import pytest
 from shared.catalog.specs import load_catalog
 from shared.perfmodel.benchmark_sources.training_runs import ANSWERAI, GPU_INSIGHTS
 from shared.perfmodel.classmodel import ClassModel
-from shared.perfmodel.llm_training import (
-    DEFAULT_TRAINING,
-    QLORA_MATRIX_FACTOR,
-    LlmTraining,
-    matrix_share,
-)
-from shared.perfmodel.llm_training_eval import (
+from shared.perfmodel.lab.llm_training_eval import (
     Predictor,
     RunPair,
     evaluate_split,
@@ -17,6 +11,12 @@ from shared.perfmodel.llm_training_eval import (
     load_runs,
     run_pairs,
     splits,
+)
+from shared.perfmodel.llm_training import (
+    DEFAULT_TRAINING,
+    QLORA_MATRIX_FACTOR,
+    LlmTraining,
+    matrix_share,
 )
 
 

@@ -10,11 +10,11 @@ from dataclasses import replace
 import pytest
 
 from shared.catalog.specs import load_catalog
-from shared.perfmodel import classeval
-from shared.perfmodel import classfit as cf
 from shared.perfmodel.benchmark_sources import measurement as bm
 from shared.perfmodel.class_rows import REFERENCE_GPU, training_precision
 from shared.perfmodel.classmodel import ClassModel, ClassParams, load_class_params
+from shared.perfmodel.lab import classeval
+from shared.perfmodel.lab import classfit as cf
 from shared.perfmodel.matrix_clock import matrix_clock_log, matrix_fraction
 from shared.perfmodel.module_power import power_headroom_log
 from tests.shared.perfmodel.synthetic import training_rows
@@ -101,8 +101,8 @@ def test_served_params_keep_only_berts_share_for_nlp():
 
 
 def test_the_report_scores_the_served_training_prediction_on_the_same_refits(tmp_path):
-    from shared.perfmodel import classreport
-    from shared.perfmodel.benchmarks import load_all
+    from shared.perfmodel.lab import classreport
+    from shared.perfmodel.lab.benchmarks import load_all
 
     measurements = [
         m

@@ -8,11 +8,11 @@ from dataclasses import replace
 import pytest
 
 from shared.catalog.specs import load_catalog
-from shared.perfmodel import classeval
-from shared.perfmodel import classfit as cf
 from shared.perfmodel.benchmark_sources import measurement as bm
 from shared.perfmodel.class_params import FittedParams
 from shared.perfmodel.class_rows import memory_batch_factor, prepare
+from shared.perfmodel.lab import classeval
+from shared.perfmodel.lab import classfit as cf
 from shared.perfmodel.module_power import power_headroom_log, watts_per_tflops
 from tests.shared.perfmodel.synthetic import training_rows
 

@@ -5,8 +5,8 @@ from functools import lru_cache
 
 from shared.catalog.specs import load_catalog
 from shared.perfmodel import prefill as pre
-from shared.perfmodel import prefill_fit as pf
-from shared.perfmodel.prefill_data import PrefillRow, load_prefill_rows
+from shared.perfmodel.lab import prefill_fit as pf
+from shared.perfmodel.lab.prefill_data import PrefillRow, load_prefill_rows
 from shared.perfmodel.workloads import LlmWorkload
 
 

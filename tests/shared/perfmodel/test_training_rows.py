@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 
 from shared.catalog.specs import load_catalog
-from shared.perfmodel import classeval
 from shared.perfmodel.benchmark_sources import measurement as bm
 from shared.perfmodel.calibrated import NO_TENSOR_CORE_FP16_GAIN
 from shared.perfmodel.class_rows import (
@@ -17,6 +16,7 @@ from shared.perfmodel.class_rows import (
     prepare,
 )
 from shared.perfmodel.classmodel import ClassModel
+from shared.perfmodel.lab import classeval
 from shared.perfmodel.workloads import TRAINING_NLP
 
 

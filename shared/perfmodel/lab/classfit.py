@@ -31,9 +31,9 @@ from scipy.optimize import least_squares
 
 from shared.catalog.specs import GpuSpec, load_catalog
 from shared.perfmodel import inference as inf
-from shared.perfmodel.class_layout import ETA_START, Layout
 from shared.perfmodel.class_params import FittedParams, per_gpu_scaling
 from shared.perfmodel.class_rows import Row
+from shared.perfmodel.lab.class_layout import ETA_START, Layout
 from shared.perfmodel.matrix_clock import matrix_clock_log, matrix_time, training_time_log
 from shared.perfmodel.scaling import fit_scaling, interconnect_class
 

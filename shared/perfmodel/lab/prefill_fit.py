@@ -34,6 +34,7 @@ from scipy.optimize import least_squares
 
 from shared.catalog.specs import Catalog, GpuSpec, load_catalog
 from shared.perfmodel.benchmark_sources.localscore import LOCALSCORE
+from shared.perfmodel.lab.prefill_data import PrefillRow, load_prefill_rows
 from shared.perfmodel.prefill import (
     CHIP_CLASSES,
     DEFAULT_OVERHEAD_S,
@@ -46,7 +47,6 @@ from shared.perfmodel.prefill import (
     share_keys,
     software_rate,
 )
-from shared.perfmodel.prefill_data import PrefillRow, load_prefill_rows
 
 LOTO, LOGO, LOAO = "leave one table out", "leave one GPU out", "leave one architecture out"
 SPLITS = (LOTO, LOGO, LOAO)

@@ -20,7 +20,7 @@ import numpy as np
 from scipy.stats import spearmanr
 
 from shared.catalog.specs import load_catalog
-from shared.perfmodel.fitting import family_workloads, fit_time_params
+from shared.perfmodel.lab.fitting import family_workloads, fit_time_params
 from shared.perfmodel.lambda_data import (
     DATA_PRECISIONS,
     GEN_2022,

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from shared.perfmodel.evaluation import CvPoint, all_logo_points, all_summaries
-from shared.perfmodel.report import meets_targets
+from shared.perfmodel.lab.evaluation import CvPoint, all_logo_points, all_summaries
+from shared.perfmodel.lab.report import meets_targets
 
 
 @pytest.fixture(scope="module")

@@ -7,16 +7,16 @@ from typer.testing import CliRunner
 
 from services.cli.model import app
 from shared.perfmodel.benchmark_sources import measurement as bm
-from shared.perfmodel.pair_predictors import (
+from shared.perfmodel.lab.pair_predictors import (
     PerGpu,
     Predictor,
     bandwidth_predictor,
     class_family,
     model_predictor,
 )
-from shared.perfmodel.pair_scores import percent, score_pairs, spearman, summarize
-from shared.perfmodel.pairs import GPU_PAIR, Pair, build_groups, gpu_pairs, scaling_pairs
-from shared.perfmodel.validation import Validation, leave_one_table_out, run_validation
+from shared.perfmodel.lab.pair_scores import percent, score_pairs, spearman, summarize
+from shared.perfmodel.lab.pairs import GPU_PAIR, Pair, build_groups, gpu_pairs, scaling_pairs
+from shared.perfmodel.lab.validation import Validation, leave_one_table_out, run_validation
 
 
 def _m(table: str, gpu: str, value: float, count: int = 1, workload: str = "w") -> bm.Measurement:

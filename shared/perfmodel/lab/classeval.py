@@ -21,16 +21,16 @@ from pathlib import Path
 import numpy as np
 
 from shared.catalog.specs import GpuSpec, load_catalog
-from shared.perfmodel import classfit as cf
 from shared.perfmodel.benchmark_sources import measurement as bm
-from shared.perfmodel.benchmarks import load_all
 from shared.perfmodel.calibrated import CalibratedModel
 from shared.perfmodel.class_params import FittedParams
 from shared.perfmodel.class_rows import Row, gpu_of, prepare, row_key, table_of
 from shared.perfmodel.classmodel import BERT, CLASS_MODEL_VERSION, params_path
-from shared.perfmodel.pair_predictors import PerGpu, Predictor
-from shared.perfmodel.pair_scores import Scored, score_pairs
-from shared.perfmodel.pairs import GPU_PAIR, Pair, build_groups, gpu_pairs, scaling_pairs
+from shared.perfmodel.lab import classfit as cf
+from shared.perfmodel.lab.benchmarks import load_all
+from shared.perfmodel.lab.pair_predictors import PerGpu, Predictor
+from shared.perfmodel.lab.pair_scores import Scored, score_pairs
+from shared.perfmodel.lab.pairs import GPU_PAIR, Pair, build_groups, gpu_pairs, scaling_pairs
 from shared.perfmodel.workloads import CLASS_FAMILY, LLM_SERVING, MLPERF_LLM_TRAINING, TRAINING_LLM
 
 INTERVAL_QUANTILE = 0.8

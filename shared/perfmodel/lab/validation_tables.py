@@ -18,11 +18,11 @@ from shared.perfmodel.benchmark_sources.measurement import (
     TRAINING_NLP,
     WORKLOAD_CLASSES,
 )
-from shared.perfmodel.pair_predictors import CLASS_TASK, MODEL_PRECISION, class_family
-from shared.perfmodel.pair_scores import Scored, Summary, percent, summarize
-from shared.perfmodel.pairs import GPU_PAIR, SCALING_PAIR
+from shared.perfmodel.lab.pair_predictors import CLASS_TASK, MODEL_PRECISION, class_family
+from shared.perfmodel.lab.pair_scores import Scored, Summary, percent, summarize
+from shared.perfmodel.lab.pairs import GPU_PAIR, SCALING_PAIR
+from shared.perfmodel.lab.validation import Validation
 from shared.perfmodel.scaling import NVSWITCH, interconnect_class
-from shared.perfmodel.validation import Validation
 
 V2_TARGET_MEDIAN, V2_TARGET_BASELINE_FRACTION = 0.12, 0.6
 V2_TARGET_DECODE_MEDIAN, V2_TARGET_UNFITTED_P90 = 0.15, 0.30

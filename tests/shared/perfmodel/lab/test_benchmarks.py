@@ -6,7 +6,7 @@ import pytest
 
 from shared.perfmodel.benchmark_sources import measurement as bm
 from shared.perfmodel.benchmark_sources.mlperf_training import _other_unit
-from shared.perfmodel.benchmarks import load_all
+from shared.perfmodel.lab.benchmarks import load_all
 
 
 @pytest.fixture(scope="module")

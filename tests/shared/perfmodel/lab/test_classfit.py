@@ -8,15 +8,15 @@ from dataclasses import replace
 import pytest
 
 from shared.catalog.specs import load_catalog
-from shared.perfmodel import classeval, classreport
-from shared.perfmodel import classfit as cf
 from shared.perfmodel import inference as inf
 from shared.perfmodel.benchmark_sources import measurement as bm
-from shared.perfmodel.benchmarks import load_all
-from shared.perfmodel.class_layout import scaled_links
 from shared.perfmodel.class_params import FittedParams
 from shared.perfmodel.class_rows import memory_batch_factor, prepare, table_of
 from shared.perfmodel.classmodel import load_class_params
+from shared.perfmodel.lab import classeval, classreport
+from shared.perfmodel.lab import classfit as cf
+from shared.perfmodel.lab.benchmarks import load_all
+from shared.perfmodel.lab.class_layout import scaled_links
 from shared.perfmodel.module_power import POWER_EXPONENT_PRIOR
 from tests.shared.perfmodel.synthetic import training_rows
 

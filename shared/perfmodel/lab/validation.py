@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from shared.catalog.specs import load_catalog
 from shared.perfmodel.base import PerformanceModel
 from shared.perfmodel.benchmark_sources import measurement as bm
-from shared.perfmodel.benchmarks import load_all
-from shared.perfmodel.pair_predictors import Predictor, bandwidth_predictor, model_predictor
-from shared.perfmodel.pair_scores import Scored, Summary, group_spearman, score_pairs, summarize
-from shared.perfmodel.pairs import GPU_PAIR, Group, build_groups, gpu_pairs, scaling_pairs
+from shared.perfmodel.lab.benchmarks import load_all
+from shared.perfmodel.lab.pair_predictors import Predictor, bandwidth_predictor, model_predictor
+from shared.perfmodel.lab.pair_scores import Scored, Summary, group_spearman, score_pairs, summarize
+from shared.perfmodel.lab.pairs import GPU_PAIR, Group, build_groups, gpu_pairs, scaling_pairs
 
 
 def leave_one_table_out(

@@ -15,8 +15,8 @@ import numpy as np
 from scipy.stats import rankdata
 
 from shared.catalog.specs import Catalog, load_catalog
-from shared.perfmodel.pair_predictors import Predictor, bandwidth_predictor
-from shared.perfmodel.pairs import GPU_PAIR, Group, Pair
+from shared.perfmodel.lab.pair_predictors import Predictor, bandwidth_predictor
+from shared.perfmodel.lab.pairs import GPU_PAIR, Group, Pair
 
 MIN_GPUS_FOR_SPEARMAN = 3
 

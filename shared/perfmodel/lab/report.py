@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from shared.perfmodel.evaluation import CvPoint, Summary, all_logo_points, all_summaries
-from shared.perfmodel.fitting import parameter_count
+from shared.perfmodel.lab.evaluation import CvPoint, Summary, all_logo_points, all_summaries
+from shared.perfmodel.lab.fitting import parameter_count
 from shared.perfmodel.lambda_data import ratio_points
 from shared.perfmodel.params import MODEL_VERSION, load_params
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from shared.perfmodel.benchmark_sources import measurement as bm
-from shared.perfmodel.classeval import Evaluation, quantile
-from shared.perfmodel.pair_scores import Scored, percent
-from shared.perfmodel.pairs import GPU_PAIR
+from shared.perfmodel.lab.classeval import Evaluation, quantile
+from shared.perfmodel.lab.pair_scores import Scored, percent
+from shared.perfmodel.lab.pairs import GPU_PAIR
 from shared.perfmodel.workloads import MLPERF_LLM_TRAINING, TRAINING_LLM
 
 _TRAINING = (bm.TRAINING_CV, bm.TRAINING_NLP)
