@@ -16,13 +16,10 @@ from pathlib import Path
 
 from sqlmodel import Session
 
-from shared.kit.db import make_engine
-from shared.kit.settings import Settings
+from bench.bundled_db import bundled_database
 from shared.perfmodel.registry import get_model
 from shared.pricing.index import INDEXES, market_index
 from shared.scoring.compute import recompute_scores
-from shared.wiring.bootstrap import prepare_database
-from shared.wiring.runtime import open_context
 
 GPU = "rtx-3090"
 
@@ -43,18 +40,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         directory = Path(tmp)
-        url = f"sqlite:///{directory / 'bench.db'}"
-        settings = Settings.model_validate(
-            {
-                "environment": "test",
-                "data_dir": directory,
-                "database_url": url,
-                "broker_url": "",
-                "inprocess_scheduler": False,
-            }
-        )
-        engine = make_engine(url)
-        prepare_database(open_context(settings, engine))
+        engine, settings = bundled_database(directory)
         model = get_model()
         with Session(engine) as session:
 

@@ -27,8 +27,7 @@ from pathlib import Path
 
 from sqlmodel import Session
 
-from shared.kit.db import make_engine
-from shared.kit.settings import Settings
+from bench.bundled_db import bundled_database
 from shared.pricing.index import (
     GroupIndex,
     MarketIndex,
@@ -40,8 +39,6 @@ from shared.pricing.index import (
     peer_classes,
 )
 from shared.pricing.today import MAX_SUPPORT_GAP_MONTHS, MAX_SUPPORT_LAG_MONTHS, Z_80
-from shared.wiring.bootstrap import prepare_database
-from shared.wiring.runtime import open_context
 
 CUTOFFS = (datetime(2023, 1, 1, tzinfo=UTC), datetime(2026, 4, 1, tzinfo=UTC))
 
@@ -57,18 +54,7 @@ class Score:
 
 
 def bundled_points(directory: Path) -> list[MonthlyPoint]:
-    url = f"sqlite:///{directory / 'backtest.db'}"
-    settings = Settings.model_validate(
-        {
-            "environment": "test",
-            "data_dir": directory,
-            "database_url": url,
-            "broker_url": "",
-            "inprocess_scheduler": False,
-        }
-    )
-    engine = make_engine(url)
-    prepare_database(open_context(settings, engine))
+    engine, _ = bundled_database(directory)
     with Session(engine) as session:
         points = load_points(session)
     engine.dispose()
