@@ -2,7 +2,8 @@
 
 The one door for "what does this card cost now": `bought_today` and `rented_today` read
 the stored prices of some cards and answer with today's price per condition; the ranking
-(through its Score rows), the price check, /tco and the GPU page all read prices here.
+(through its Score rows, which the price check and the GPU page show), /tco and quotes
+read prices here.
 A market price (market.py) observed within `price_stale_days` is today's price, with a
 band from its spread and n. An older one is never used at face value: it is moved to
 today by the index of its segment and condition group (index.py), and its band widens

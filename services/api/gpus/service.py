@@ -11,14 +11,14 @@ from sqlmodel import Session, select
 from services.api.gpus.schemas import CloudPrice, GpuDetail, GpuSummary, TodayPriceOut
 from services.api.prices.service import market_out, quotes_of
 from shared.catalog.specs import GpuSpec
-from shared.catalog.tasks import CLOUD_CONDITIONS
+from shared.kit.money import CENT
 from shared.kit.settings import Settings
-from shared.models import CloudOffer
+from shared.models import CloudOffer, Score
 from shared.pricing.cloud import PRICINGS, Currency, current_offers, to_price
-from shared.pricing.market import PricePolicy, market_price
+from shared.pricing.market import market_price
 from shared.pricing.quotes import QuoteViewer
-from shared.pricing.today import Priced, TodayPrice, Unpriced, bought_today, rented_today
 from shared.pricing.window import market_observations
+from shared.scoring.ages import PRICE_PRECISION, PRICE_TASK
 from shared.scoring.compute import SourceHealth, gpu_prices
 
 PROVENANCE_FIELDS = ("sources", "notes")
@@ -80,36 +80,46 @@ def detail(
         provenance={"sources": spec.sources, "notes": spec.notes, "catalog": "gpu_catalog.csv"},
         market_prices={k: market_out(v) for k, v in gpu_prices(observations, policy).items()},
         latest_by_kind=latest_by_kind,
-        today_prices=_today_prices(session, spec.id, policy, settings),
+        today_prices=_today_prices(session, spec.id),
         cloud=_cloud_prices(session, spec.id, Currency.from_settings(settings, now)),
         best_quote=best_quote,
     )
 
 
-def _today_prices(
-    session: Session, gpu_id: str, policy: PricePolicy, settings: Settings
-) -> dict[str, TodayPriceOut]:
-    found: dict[str, Priced | None] = dict(bought_today(session, [gpu_id], policy)[gpu_id])
-    currency = Currency.from_settings(settings, policy.now)
-    rented = rented_today(session, [gpu_id], currency, settings.cloud_quarantine_factor)[gpu_id]
-    for condition, pricing in CLOUD_CONDITIONS.items():
-        found[condition] = rented[pricing]
-    return {c: _today_out(p, c) for c, p in found.items() if p is not None}
+def _today_prices(session: Session, gpu_id: str) -> dict[str, TodayPriceOut]:
+    """Today's price per condition as the last recompute stored it for the ranking (one
+    row per condition; prices do not depend on the task): the same numbers /recommend
+    ranks on, read without refitting or re-reading the market."""
+    rows = session.exec(
+        select(Score).where(
+            Score.gpu_id == gpu_id, Score.task == PRICE_TASK, Score.precision == PRICE_PRECISION
+        )
+    )
+    return {row.condition: _today_out(row) for row in rows}
 
 
-def _today_out(priced: Priced, condition: str) -> TodayPriceOut:
-    price = priced.price
-    today = price if isinstance(price, TodayPrice) else None
+def _today_out(row: Score) -> TodayPriceOut:
+    rental = row.condition.startswith("cloud:")
+
+    def money(usd: Decimal) -> Decimal:
+        # Purchases in cents as /recommend shows them; hourly prices as stored.
+        return usd if rental else usd.quantize(CENT)
+
+    band = (
+        (money(row.price_band_low), money(row.price_band_high))
+        if row.price_band_low is not None and row.price_band_high is not None
+        else None
+    )
     return TodayPriceOut(
-        usd=today.usd if today else None,
-        unit="usd_per_gpu_hour" if condition.startswith("cloud:") else "usd",
-        band_usd=today.band if today else None,
-        estimated=today.estimated if today else False,
-        basis=today.basis if today else None,
-        last_usd=price.last_usd,
-        last_observed_at=price.last_observed_at,
-        source=price.source,
-        measure=price.measure,
-        note=priced.note,
-        reason=price.reason if isinstance(price, Unpriced) else None,
+        usd=money(row.price_usd) if row.unranked_reason is None else None,
+        unit="usd_per_gpu_hour" if rental else "usd",
+        band_usd=band,
+        estimated=row.price_estimated,
+        basis=row.price_basis,
+        last_usd=money(row.price_last_usd if row.price_last_usd is not None else row.price_usd),
+        last_observed_at=row.price_last_observed_at or row.price_observed_at,
+        source=row.price_source,
+        measure=row.price_measure,
+        note=row.price_note,
+        reason=row.unranked_reason,
     )
