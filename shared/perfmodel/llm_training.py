@@ -20,10 +20,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-FULL, LORA, QLORA = "full", "lora", "qlora"
+from shared.perfmodel.memory import FULL, FULL_FINETUNE, LORA, QLORA
+
 # Accepted names (the memory model's "full-finetune" is the same mode).
-MODE_ALIASES = {"full-finetune": FULL}
-TRAINING_MODES = (FULL, "full-finetune", LORA, QLORA)
+MODE_ALIASES = {FULL_FINETUNE: FULL}
+TRAINING_MODES = (FULL, FULL_FINETUNE, LORA, QLORA)
 # The smallest MLPerf LLM training benchmark (Llama 3.1 8B), fitted with the shared share.
 CEILING_FROM_B = 8.0
 # Fitted on all GPU-Insights and Answer.AI pairs (in-sample; the held-out figures of each

@@ -10,12 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from importlib import resources
 
-from shared.perfmodel.benchmark_sources.training_runs import (
-    ANSWERAI,
-    LORA,
-    QLORA,
-    TrainingRun,
-)
+from shared.perfmodel.benchmark_sources.training_runs import ANSWERAI, TrainingRun
+from shared.perfmodel.memory import LORA, QLORA
 
 SOURCE = "answerai-fsdp-qlora"
 FILE = "benchmarks_03_2024.md"

@@ -20,7 +20,8 @@ from shared.perfmodel.benchmark_sources.measurement import (
     LoadResult,
     read_rows,
 )
-from shared.perfmodel.benchmark_sources.training_runs import FULL, GPU_INSIGHTS, TrainingRun
+from shared.perfmodel.benchmark_sources.training_runs import GPU_INSIGHTS, TrainingRun
+from shared.perfmodel.memory import FULL
 
 SOURCE = "gpu-insights"
 # Parameters (billions) of each benchmark model: ResNet-50 and ViT-B/16 as published; the

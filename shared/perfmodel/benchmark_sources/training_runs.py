@@ -8,7 +8,6 @@ from dataclasses import dataclass
 
 GPU_INSIGHTS = "gpu-insights"
 ANSWERAI = "answer.ai"
-FULL, LORA, QLORA = "full", "lora", "qlora"
 
 
 @dataclass(frozen=True, slots=True)
