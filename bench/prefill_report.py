@@ -245,26 +245,20 @@ def build() -> tuple[str, PrefillParams]:
         for source in sorted({e.source for e in members}):
             lines.append(_line([split, source], [e for e in members if e.source == source], hits))
         lines.append(_line([split, "all"], members, hits))
-    lines += [
-        "",
-        "## Per fold: leave one table out",
-        "",
-        "| fold (held out) | pairs | median | p90 | baseline median | 80 % coverage |",
-        "|---|---|---|---|---|---|",
-    ]
-    for fold in sorted({e.fold for e in errors if e.split == pf.LOTO}):
-        members = [e for e in errors if e.split == pf.LOTO and e.fold == fold]
-        lines.append(_line([fold], members, hits))
-    lines += [
-        "",
-        "## Per fold: leave one architecture out",
-        "",
-        "| architecture held out | pairs | median | p90 | baseline median | 80 % coverage |",
-        "|---|---|---|---|---|---|",
-    ]
-    for fold in sorted({e.fold for e in errors if e.split == pf.LOAO}):
-        members = [e for e in errors if e.split == pf.LOAO and e.fold == fold]
-        lines.append(_line([fold], members, hits))
+    for split, title, first in (
+        (pf.LOTO, "leave one table out", "fold (held out)"),
+        (pf.LOAO, "leave one architecture out", "architecture held out"),
+    ):
+        lines += [
+            "",
+            f"## Per fold: {title}",
+            "",
+            f"| {first} | pairs | median | p90 | baseline median | 80 % coverage |",
+            "|---|---|---|---|---|---|",
+        ]
+        for fold in sorted({e.fold for e in errors if e.split == split}):
+            members = [e for e in errors if e.split == split and e.fold == fold]
+            lines.append(_line([fold], members, hits))
     lines += [
         "",
         "## Leave one GPU out, by chip class of the held-out GPU",
