@@ -10,7 +10,7 @@ from typing import Any
 from sqlmodel import Session
 
 from shared.kit.settings import Settings
-from shared.models import PriceObservation
+from shared.models import CloudOffer, PriceObservation
 from shared.perfmodel.base import PerformanceModel
 from shared.perfmodel.registry import get_model
 from shared.scoring.compute import RecomputeResult, recompute_scores
@@ -38,6 +38,25 @@ def make_observation(**overrides: Any) -> PriceObservation:
     }
     values.update(overrides)
     return PriceObservation(**values)
+
+
+def make_offer(gpu_id: str, usd: str, observed_at: datetime, **overrides: Any) -> CloudOffer:
+    """One whole-GPU on-demand cloud offer (no spot price) at `usd` per hour."""
+    values: dict[str, Any] = {
+        "provider": "cloud-a",
+        "instance_type": f"{gpu_id}-1x",
+        "gpu_id": gpu_id,
+        "gpu_count": 1,
+        "region": "us",
+        "on_demand_usd_per_hour": Decimal(usd),
+        "spot_usd_per_hour": None,
+        "kind": "snapshot",
+        "source": "test list",
+        "observed_at": observed_at,
+        "measure": "list",
+    }
+    values.update(overrides)
+    return CloudOffer(**values)
 
 
 def plain_settings(**overrides: Any) -> Settings:

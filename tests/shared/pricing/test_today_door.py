@@ -15,7 +15,7 @@ from shared.pricing.index import INDEXES, market_index
 from shared.pricing.market import PricePolicy
 from shared.pricing.today import TodayPrice, Unpriced, bought_today
 from shared.seed import seed_catalog
-from tests.factories import make_observation, monthly_sales, plain_settings
+from tests.factories import make_observation, make_offer, monthly_sales, plain_settings
 
 NOW = datetime.now(UTC)
 
@@ -69,18 +69,15 @@ def test_bought_today_estimates_a_stale_card_and_leaves_an_unbridged_one_unprice
 
 
 def _offer(provider: str, usd: str, gpu_id: str = "mi300x") -> CloudOffer:
-    return CloudOffer(
+    return make_offer(
+        gpu_id,
+        usd,
+        NOW - timedelta(days=2),
         provider=provider,
         instance_type=f"1x-{gpu_id}",
-        gpu_id=gpu_id,
-        gpu_count=1,
         region="r1",
-        on_demand_usd_per_hour=Decimal(usd),
-        spot_usd_per_hour=None,
         kind="scraped",
         source="test",
-        observed_at=NOW - timedelta(days=2),
-        measure="list",
     )
 
 

@@ -10,7 +10,7 @@ from sqlmodel import Session, select
 
 from shared.models import CloudOffer, Score
 from shared.seed import seed_catalog
-from tests.factories import make_observation, monthly_sales, recompute
+from tests.factories import make_observation, make_offer, monthly_sales, recompute
 
 NOW = datetime.now(UTC)
 
@@ -66,19 +66,7 @@ def test_a_card_no_index_bridges_is_unranked_with_its_last_price(session):
 
 
 def _offer(gpu_id: str, usd: str, at: datetime, provider: str = "cloud-a") -> CloudOffer:
-    return CloudOffer(
-        provider=provider,
-        instance_type=f"{gpu_id}-1x",
-        gpu_id=gpu_id,
-        gpu_count=1,
-        region="us",
-        on_demand_usd_per_hour=Decimal(usd),
-        spot_usd_per_hour=None,
-        kind="snapshot",
-        source="test list",
-        observed_at=at,
-        measure="list",
-    )
+    return make_offer(gpu_id, usd, at, provider=provider)
 
 
 def test_a_rental_whose_offers_aged_out_is_estimated_not_dropped(session):
