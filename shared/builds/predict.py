@@ -12,6 +12,7 @@ from shared.builds.layout import plan_layout
 from shared.catalog.specs import GpuSpec, load_catalog
 from shared.perfmodel.base import PRECISIONS
 from shared.perfmodel.classmodel import ClassModel
+from shared.perfmodel.data_parallel import widened
 from shared.perfmodel.inference import ServingBatch, serving_batch
 from shared.perfmodel.lambda_data import WORKLOAD_ALIASES, WORKLOAD_FAMILY, canonical_workload
 from shared.perfmodel.llm_shapes import ShapeInputError, resolve
@@ -345,7 +346,10 @@ def predict_full(
             "throughput_factor": limit.throughput_factor,
             "saved_w": limit.saved_w_per_gpu * count,
         }
-    low, high = prediction.interval
+    # One GPU's interval with the speed-up's own error, then the speed-up and power factor.
+    low, high = widened(
+        prediction.interval, prediction.relative_throughput, result.speedup_half_width
+    )
     klass = result.workload_class
     return {
         "gpu_id": gpu_id,

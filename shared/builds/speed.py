@@ -10,6 +10,7 @@ from shared.builds.layout import Layout
 from shared.catalog.specs import GpuSpec
 from shared.perfmodel.base import Prediction
 from shared.perfmodel.classmodel import ClassModel
+from shared.perfmodel.data_parallel import widened
 from shared.perfmodel.llm_training import LlmTraining
 from shared.perfmodel.power import MIN_CAP_FRACTION, power_limit
 from shared.perfmodel.workloads import LlmWorkload
@@ -51,6 +52,14 @@ class BuildSpeedup:
     single: Prediction
     speedup: float
     tensor_parallel: int
+    # Log half-width of the speed-up's own 80 % error (data_parallel.py; 0 for one GPU).
+    speedup_half_width: float = 0.0
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        """The slowest card's interval with the speed-up's error, before the speed-up."""
+        single = self.single
+        return widened(single.interval, single.relative_throughput, self.speedup_half_width)
 
 
 def build_speedup(
@@ -88,7 +97,12 @@ def build_speedup(
     if len(done) < len(builds):
         return None
     slowest = min((b.single for b in done), key=lambda p: p.relative_throughput)
-    return BuildSpeedup(slowest, min(b.multi_gpu_speedup for b in done), done[0].tensor_parallel)
+    return BuildSpeedup(
+        slowest,
+        min(b.multi_gpu_speedup for b in done),
+        done[0].tensor_parallel,
+        max(b.speedup_half_width for b in done),
+    )
 
 
 def performance(
@@ -119,7 +133,7 @@ def performance(
     node = build_speedup(model, specs, one_node, task, precision, network, llm)
     factor = _factor(specs, cap)
     scale = found.speedup * factor
-    low, high = found.single.interval
+    low, high = found.interval
     return Performance(
         found.single.relative_throughput * scale,
         (low * scale, high * scale),

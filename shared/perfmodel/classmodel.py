@@ -23,9 +23,15 @@ from shared.perfmodel import inference as inf
 from shared.perfmodel import prefill
 from shared.perfmodel.base import Prediction
 from shared.perfmodel.calibrated import WIDEN_NEW_ARCHITECTURE, CalibratedModel
-from shared.perfmodel.class_params import FittedParams, per_gpu_scaling
+from shared.perfmodel.class_params import FittedParams
 from shared.perfmodel.class_rows import gemm_time
-from shared.perfmodel.features import rates
+from shared.perfmodel.data_parallel import (
+    DataParallelParams,
+    Step,
+    load_data_parallel_params,
+    widened,
+)
+from shared.perfmodel.features import data_precision, rates
 from shared.perfmodel.lambda_data import canonical_workload
 from shared.perfmodel.llm_training import DEFAULT_TRAINING, LlmTraining, matrix_share
 from shared.perfmodel.matrix_clock import (
@@ -55,7 +61,7 @@ from shared.perfmodel.workloads import (
     task_class,
 )
 
-CLASS_MODEL_VERSION = "calibrated-2026.12.6"
+CLASS_MODEL_VERSION = "calibrated-2026.12.7"
 PARAMS_DIR = Path(__file__).parent / "params"
 # Software stack whose fitted per-step overhead a class uses: single-user decode as in
 # llama.cpp / Ollama, serving as in vLLM.
@@ -66,6 +72,10 @@ GROUP_TABLES = {
     inf.VISION_GROUP: "vision-inference (MLPerf ResNet, RetinaNet, 3D U-Net, SDXL)",
 }
 FAMILY_TASKS = {"cv": "cv", "nlp": "nlp"}
+# The Lambda workload whose step (batch, gradient bytes) sets a training class's
+# data-parallel scaling when the request names none: the CNN of Lambda's cv rows, the
+# BERT the served nlp class is fitted on.
+SCALING_WORKLOAD = {"cv": "resnet50", "nlp": "bert_large_squad"}
 # The MLPerf Training benchmark whose fitted matrix share the served nlp class carries.
 BERT = "bert"
 # The smallest memory among the GPUs of MLPerf's LLM training rows (H100 SXM): below it
@@ -106,6 +116,9 @@ class TaskPrediction:
     multi_gpu_speedup: float
     tensor_parallel: int = 1
     llm: LlmWorkload | None = None
+    # Log half-width of the 80 % interval of the speed-up's held-out error (0 for one GPU
+    # or where the speed-up is not modelled: independent replicas of inference).
+    speedup_half_width: float = 0.0
 
     @property
     def relative_throughput(self) -> float:
@@ -114,7 +127,9 @@ class TaskPrediction:
 
     @property
     def interval(self) -> tuple[float, float]:
-        low, high = self.single.interval
+        """One GPU's interval times the speed-up, widened by the speed-up's own error."""
+        single = self.single
+        low, high = widened(single.interval, single.relative_throughput, self.speedup_half_width)
         return low * self.multi_gpu_speedup, high * self.multi_gpu_speedup
 
 
@@ -129,6 +144,10 @@ class ClassModel:
     @property
     def params(self) -> ClassParams:
         return load_class_params(self.version)
+
+    @property
+    def data_parallel(self) -> DataParallelParams:
+        return load_data_parallel_params()
 
     def predict(self, gpu: GpuSpec, task: str, precision: str) -> Prediction | None:
         result = self.predict_task(gpu, task, precision)
@@ -159,18 +178,36 @@ class ClassModel:
             return self._llm(gpu, klass, llm or default_llm(precision), layout)
         return self._vision(gpu, klass, precision, count)
 
-    def cluster_speedup(self, gpu: GpuSpec, node_counts: list[int], network: str) -> float:
+    def cluster_speedup(
+        self, gpu: GpuSpec, node_counts: list[int], network: str, step: Step
+    ) -> float:
         """Speed-up over one GPU of nodes holding `node_counts` GPUs each: each node's
-        data-parallel speed-up, added up, times the network's efficiency per doubling of
-        nodes (fitted for InfiniBand; 10 GbE is the assumption in scaling.py)."""
-        fitted = self.params.fitted
-        # A bridge pair or unmeasured class falls back to the least efficient fitted link.
-        eta = fitted.eta.get(interconnect_class(gpu), min(fitted.eta.values()))
-        inside = sum(n * per_gpu_scaling(eta, 1.0, n) for n in node_counts)
+        data-parallel speed-up for the workload's `step` (data_parallel.py), added up, times
+        the network's efficiency per doubling of nodes (fitted for InfiniBand; 10 GbE is
+        the assumption in scaling.py)."""
+        inside = sum(self.data_parallel.speedup(gpu, step, n) for n in node_counts)
         if len(node_counts) == 1:
             return inside
         net = self.network_efficiency(network)
         return float(inside * net ** math.log2(len(node_counts)))
+
+    def training_step(
+        self,
+        gpu: GpuSpec,
+        klass: str,
+        precision: str,
+        relative: float,
+        workload: str | None = None,
+        training: LlmTraining | None = None,
+    ) -> Step:
+        """One GPU's training step for the class's data-parallel scaling: the named Lambda
+        workload, the LLM being fine-tuned, else the class's default workload."""
+        scaling = self.data_parallel
+        if klass == TRAINING_LLM:
+            llm = training or DEFAULT_TRAINING
+            return scaling.llm_step(gpu, llm.params_b, llm.mode, relative)
+        name = canonical_workload(workload) if workload else SCALING_WORKLOAD[CLASS_FAMILY[klass]]
+        return scaling.workload_step(gpu, name, data_precision(precision), relative)
 
     def network_efficiency(self, network: str) -> float:
         """Efficiency per doubling of nodes: fitted on MLPerf for InfiniBand."""
@@ -247,7 +284,18 @@ class ClassModel:
             explanation=f"{klass} ({CLASS_BASIS[klass]}): {explanation}",
             caveats=caveats,
         )
-        return TaskPrediction(single, klass, self.cluster_speedup(gpu, nodes, network))
+        step = self.training_step(gpu, klass, precision, value, workload, training)
+        speedup = self.cluster_speedup(gpu, nodes, network, step)
+        spread = 0.0
+        if sum(nodes) > 1:
+            spread = self.data_parallel.half_width
+            single = replace(
+                single,
+                explanation=f"{single.explanation}; {sum(nodes)} GPUs: {step.label} step "
+                f"{step.compute_s:.2g} s, {step.gradient_bytes / 1e9:.2g} GB of gradients "
+                f"per all-reduce over {interconnect_class(gpu)}",
+            )
+        return TaskPrediction(single, klass, speedup, speedup_half_width=spread)
 
     def _matrix_share(self, klass: str, training: LlmTraining | None = None) -> tuple[float, str]:
         """The share of the reference's time in large matrix multiplies a training class

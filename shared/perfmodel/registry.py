@@ -16,8 +16,15 @@ def get_model() -> ClassModel:
     return ClassModel()
 
 
-def multi_gpu_speedup(gpu: GpuSpec, count: int, task: str, network: str = "infiniband") -> float:
-    """Data-parallel throughput of `count` GPUs relative to one; beyond 8, balanced nodes
-    over `network`. Efficiencies per interconnect are fitted on MLPerf (classfit.py)."""
+def multi_gpu_speedup(
+    gpu: GpuSpec, count: int, task: str, network: str = "infiniband", precision: str = "fp16"
+) -> float:
+    """Data-parallel throughput of `count` GPUs of a training task family relative to one;
+    beyond 8, balanced nodes over `network` (data_parallel.py inside a node)."""
     nodes = scaling.balanced_nodes(count, GPUS_PER_NODE)
-    return get_model().cluster_speedup(gpu, nodes, network)
+    result = get_model().predict_task(
+        gpu, task, precision, count=count, nodes=nodes, network=network
+    )
+    if result is None:
+        raise ValueError(f"{gpu.id} cannot train {task} at {precision}")
+    return result.multi_gpu_speedup

@@ -24,6 +24,7 @@ from shared.catalog.specs import GpuSpec
 from shared.kit.settings import Settings
 from shared.models import Score, ScoreState
 from shared.perfmodel.classmodel import ClassModel
+from shared.perfmodel.data_parallel import widened
 from shared.perfmodel.inference import serving_batch
 from shared.perfmodel.llm_training import LlmTraining, canonical_mode
 from shared.perfmodel.workloads import LlmWorkload
@@ -52,6 +53,8 @@ class Speed:
     # The model's own 80 % interval of `single` where it timed this query (else the
     # stored score's, moved to this speed).
     interval: tuple[float, float] | None = None
+    # Log half-width of the speed-up's own 80 % error, added to either interval.
+    speedup_half_width: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,7 +194,8 @@ def _speed(
             layout,
             build,
             served.batch,
-            single.interval,
+            found.interval,
+            found.speedup_half_width,
         )
     if training is not None or query.phase is not None:
         # Not the stored score's workload (an llm-training model's size and mode set its
@@ -202,10 +206,18 @@ def _speed(
             single.explanation,
             layout,
             build,
-            interval=single.interval,
+            interval=found.interval,
+            speedup_half_width=found.speedup_half_width,
         )
     score = row.score
-    return Speed(score.relative_performance, found.speedup, score.explanation, layout, build)
+    return Speed(
+        score.relative_performance,
+        found.speedup,
+        score.explanation,
+        layout,
+        build,
+        speedup_half_width=found.speedup_half_width,
+    )
 
 
 def _build(row: Ranked, speed: Speed, query: RecommendQuery) -> tuple[float, Decimal, Decimal]:
@@ -244,8 +256,10 @@ def _performance_interval(row: Ranked, speed: Speed) -> tuple[float, float]:
         low, high = speed.interval
         return low * speed.speedup, high * speed.speedup
     score = row.score
+    stored = (score.interval_low, score.interval_high)
+    low, high = widened(stored, score.relative_performance, speed.speedup_half_width)
     scale = speed.single / score.relative_performance * speed.speedup
-    return score.interval_low * scale, score.interval_high * scale
+    return low * scale, high * scale
 
 
 def _failures(

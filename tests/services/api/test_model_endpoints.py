@@ -4,7 +4,7 @@ from typing import Any
 import pytest
 
 from shared.catalog.specs import load_catalog
-from shared.perfmodel.classmodel import ClassModel
+from shared.perfmodel.classmodel import CLASS_MODEL_VERSION, ClassModel
 
 
 def test_model_predict_returns_the_model_answer(market_client):
@@ -296,7 +296,7 @@ def test_model_predict_applies_the_power_limited_matrix_clock(market_client):
         ).json()
         served = ClassModel().predict_task(by_id[gpu_id], "nlp", "fp16")
         assert served is not None
-        assert body["model_version"] == "calibrated-2026.12.6"
+        assert body["model_version"] == served.single.model_version == CLASS_MODEL_VERSION
         assert math.isclose(body["relative_throughput"], served.single.relative_throughput)
         named = "power-limited clock" in body["explanation"]
         assert named == (gpu_id == "mi300x")

@@ -153,5 +153,6 @@ def test_uneven_builds_count_power_and_speed_for_the_gpus_they_have(
     assert q.power.total_kw == pytest.approx((count * spec.tdp_w + len(nodes) * system) / 1000)
     assert q.performance.total_speedup < count
     # Speed of the nodes actually built (5 + 4, not 2 x 5), over the fitted network.
-    expected = get_model().cluster_speedup(spec, list(nodes), "infiniband")
-    assert q.performance.total_speedup == pytest.approx(expected)
+    expected = get_model().predict_task(spec, "cv", "fp16", count=count, nodes=list(nodes))
+    assert expected is not None
+    assert q.performance.total_speedup == pytest.approx(expected.multi_gpu_speedup)
