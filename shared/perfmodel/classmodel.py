@@ -21,6 +21,7 @@ from typing import Any
 from shared.catalog.specs import GpuSpec, load_catalog
 from shared.perfmodel import inference as inf
 from shared.perfmodel import prefill
+from shared.perfmodel.anchors import ANCHORS
 from shared.perfmodel.base import Prediction
 from shared.perfmodel.calibrated import WIDEN_NEW_ARCHITECTURE, CalibratedModel
 from shared.perfmodel.class_params import FittedParams
@@ -284,7 +285,10 @@ class ClassModel:
             explanation=f"{klass} ({CLASS_BASIS[klass]}): {explanation}",
             caveats=caveats,
         )
-        step = self.training_step(gpu, klass, precision, value, workload, training)
+        single = self._anchored(gpu, klass, precision, workload, training, single)
+        step = self.training_step(
+            gpu, klass, precision, single.relative_throughput, workload, training
+        )
         speedup = self.cluster_speedup(gpu, nodes, network, step)
         spread = 0.0
         if sum(nodes) > 1:
@@ -296,6 +300,53 @@ class ClassModel:
                 f"per all-reduce over {interconnect_class(gpu)}",
             )
         return TaskPrediction(single, klass, speedup, speedup_half_width=spread)
+
+    def _anchored(
+        self,
+        gpu: GpuSpec,
+        klass: str,
+        precision: str,
+        workload: str | None,
+        training: LlmTraining | None,
+        single: Prediction,
+    ) -> Prediction:
+        """A card of an anchored architecture (anchors.py): its same-software partner's
+        prediction times the measured ratios, the interval from the partner's low end at
+        the lowest ratio to its high end at the highest (a sibling of the anchored card
+        moves by the base model's ratio to it)."""
+        anchor = ANCHORS.get(gpu.architecture)
+        if anchor is None:
+            return single
+        catalog = load_catalog().by_id
+        partner = self._training(
+            catalog[anchor.partner], klass, precision, [1], "infiniband", workload, training
+        )
+        measured = self.training.predict(catalog[anchor.gpu_id], CLASS_FAMILY[klass], precision)
+        own = self.training.predict(gpu, CLASS_FAMILY[klass], precision)
+        if partner is None or measured is None or own is None:
+            return single
+        scale = own.relative_throughput / measured.relative_throughput
+        low_ratio, high_ratio = anchor.spread
+        p_low, p_high = partner.single.interval
+        return replace(
+            single,
+            relative_throughput=partner.single.relative_throughput * anchor.central * scale,
+            interval=(p_low * low_ratio * scale, p_high * high_ratio * scale),
+            basis="calibrated-model",
+            explanation=(
+                f"{klass}: {anchor.partner}'s prediction x {anchor.central:.2f}, the geometric "
+                f"mean of {anchor.gpu_id} / {anchor.partner} measured on the same software "
+                f"({anchor.source}: "
+                + ", ".join(f"{r:.2f}" for _, r in anchor.ratios)
+                + "); no table measures this architecture in any other training workload, "
+                "so the interval spans those ratios"
+            ),
+            caveats=(
+                *single.caveats,
+                f"{gpu.architecture}: priced against {anchor.partner} from one benchmark on "
+                "one software (tinygrad); other frameworks (PyTorch on ROCm) may differ",
+            ),
+        )
 
     def _matrix_share(self, klass: str, training: LlmTraining | None = None) -> tuple[float, str]:
         """The share of the reference's time in large matrix multiplies a training class

@@ -1,12 +1,10 @@
-"""Multi-GPU speed-up: N GPUs in one machine by interconnect, and across machines.
+"""Interconnect classes, and the old workload-blind multi-GPU fit kept as a baseline.
 
-Model: speedup(N) = N * eta ** log2(N), one efficiency-per-doubling eta per interconnect
-class and task family, fitted (least squares through the origin on log efficiency) on
-Lambda v1's 2/4/8-GPU rows. Lambda grows the global batch with N (weak scaling), so
-these are data-parallel numbers. eta <= 1 keeps N GPUs never faster than N times one.
-Since calibrated-2026.12.1 the product's build speed-ups use the efficiencies fitted on
-MLPerf (`classfit.py`, `ClassModel.cluster_speedup`); this Lambda fit stays in the
-calibrated parameters as a record and a check. Interconnect classes are defined here.
+speedup(N) = N * eta ** log2(N), one efficiency-per-doubling eta per interconnect class
+and task family, fitted on Lambda v1's 2/4/8-GPU rows (weak scaling). Since
+calibrated-2026.12.7 the product's in-machine speed-ups come from `data_parallel.py`
+(gradient bytes against compute per step); this fit stays in the calibrated parameters
+as a record and a check. The networks between machines are defined here too.
 """
 
 from __future__ import annotations
