@@ -292,7 +292,9 @@ def main() -> None:
         "so going from 8 to 16 GPUs halves each GPU's batch (strong scaling), and its "
         "in-box rows are 8-GPU systems without a one-GPU run of the same system to compare "
         "with; its efficiencies stay inside the class fit (each row's own scaling) and for "
-        "the network between machines. Weight traffic of sharded training (FSDP, as in "
+        "the network between machines. `gpu-advisor model validate` scores the product's "
+        "speed-ups on MLPerf's size pairs as they are (docs/model/validation.md, 'Multi-GPU "
+        "scaling pairs'), without correcting for the shrinking per-GPU batch. Weight traffic of sharded training (FSDP, as in "
         "Answer.AI's QLoRA runs) is not modelled.",
         "",
     ]
