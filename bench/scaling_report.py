@@ -294,8 +294,8 @@ def main() -> None:
         "with; its efficiencies stay inside the class fit (each row's own scaling) and for "
         "the network between machines. `gpu-advisor model validate` scores the product's "
         "speed-ups on MLPerf's size pairs as they are (docs/model/validation.md, 'Multi-GPU "
-        "scaling pairs'), without correcting for the shrinking per-GPU batch. Weight traffic of sharded training (FSDP, as in "
-        "Answer.AI's QLoRA runs) is not modelled.",
+        "scaling pairs'), without correcting for the shrinking per-GPU batch. Weight "
+        "traffic of sharded training (FSDP, as in Answer.AI's QLoRA runs) is not modelled.",
         "",
     ]
     DOC.write_text("\n".join(text))

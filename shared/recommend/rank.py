@@ -53,7 +53,8 @@ class Speed:
     # The model's own 80 % interval of `single` where it timed this query (else the
     # stored score's, moved to this speed).
     interval: tuple[float, float] | None = None
-    # Log half-width of the speed-up's own 80 % error, added to either interval.
+    # Log half-width of the speed-up's own 80 % error, for the stored score's interval
+    # (`interval`, the model's, already carries it).
     speedup_half_width: float = 0.0
 
 

@@ -97,3 +97,18 @@ def test_filters_leave_an_empty_reason_and_unpriced_cards_are_listed_apart(sessi
     assert [r.spec.id for r in ranking.unranked] == ["a100-80gb-pcie"]
     # The ages are of ranked candidates only: none here.
     assert ranking.market is None
+
+
+def test_a_multi_gpu_build_ranks_on_an_interval_that_carries_the_scaling_error(session):
+    seed_catalog(session)
+    _sales(session, "rtx-3090", [700, 705, 710, 715, 720], 3)
+    session.flush()
+    recompute(session, ["rtx-3090"])
+    widths = []
+    for count in (1, 4):
+        entry = _rank(session, _query(count=count, memory_gb=24)).entries[0]
+        low, high = entry.performance_interval
+        widths.append(high / low)
+        assert low < entry.performance < high
+    # Four cards: the speed-up's held-out error widens the same card's interval.
+    assert widths[1] > widths[0] * 1.05
