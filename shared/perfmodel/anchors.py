@@ -23,6 +23,8 @@ class Anchor:
     partner: str
     ratios: tuple[tuple[str, float], ...]
     source: str
+    # The workload class the ratios were measured in; other classes borrow them.
+    measured_class: str
 
     @property
     def central(self) -> float:
@@ -46,5 +48,6 @@ ANCHORS: dict[str, Anchor] = {
             ("mlperf-training v5.0 closed bert (tinygrad)", 0.7030),
         ),
         source="MLPerf Training v4.1 and v5.0, tinycorp tinybox red vs green, BERT, tinygrad",
+        measured_class="training-nlp",
     )
 }

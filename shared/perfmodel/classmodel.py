@@ -312,7 +312,8 @@ class ClassModel:
     ) -> Prediction:
         """A card of an anchored architecture (anchors.py): its same-software partner's
         prediction times the measured ratios, the interval from the partner's low end at
-        the lowest ratio to its high end at the highest (a sibling of the anchored card
+        the lowest ratio to its high end at the highest, and in a class the ratios were not
+        measured in, out to the fitted offset's value too (a sibling of the anchored card
         moves by the base model's ratio to it)."""
         anchor = ANCHORS.get(gpu.architecture)
         if anchor is None:
@@ -328,18 +329,25 @@ class ClassModel:
         scale = own.relative_throughput / measured.relative_throughput
         low_ratio, high_ratio = anchor.spread
         p_low, p_high = partner.single.interval
+        low, high = p_low * low_ratio * scale, p_high * high_ratio * scale
+        if klass != anchor.measured_class:
+            # Borrowed from another workload: the fitted offset's reading of the same
+            # evidence stays inside what the interval allows.
+            low = min(low, single.relative_throughput)
+            high = max(high, single.relative_throughput)
         return replace(
             single,
             relative_throughput=partner.single.relative_throughput * anchor.central * scale,
-            interval=(p_low * low_ratio * scale, p_high * high_ratio * scale),
+            interval=(low, high),
             basis="calibrated-model",
             explanation=(
                 f"{klass}: {anchor.partner}'s prediction x {anchor.central:.2f}, the geometric "
                 f"mean of {anchor.gpu_id} / {anchor.partner} measured on the same software "
                 f"({anchor.source}: "
                 + ", ".join(f"{r:.2f}" for _, r in anchor.ratios)
-                + "); no table measures this architecture in any other training workload, "
-                "so the interval spans those ratios"
+                + "); no table measures this architecture in any other training workload: "
+                "the interval spans those ratios and, in other workloads, the fitted "
+                "architecture offset's value"
             ),
             caveats=(
                 *single.caveats,

@@ -4,6 +4,7 @@ listed with their reason, and the market's ages reported instead of a quote's.""
 
 from __future__ import annotations
 
+import math
 from decimal import Decimal
 from typing import Any
 
@@ -67,15 +68,17 @@ def test_the_expected_sort_orders_by_the_central_value_and_says_so(bundled_clien
 
 
 def test_an_extrapolated_card_cannot_top_on_its_central_value_alone(bundled_client):
-    # The RX 7900 XTX: RDNA 3 without Tensor Cores, AMD's software, and a 2023 price.
-    # Its interval is as wide as that, and the ranking reads its low end.
+    # The RX 7900 XTX: RDNA 3 without Tensor Cores, AMD's software, and a 2023 price. Its
+    # CNN speed is borrowed from one BERT head-to-head (anchors.py), so its interval spans
+    # that and the fitted offset's reading; the ranking reads its low end.
     results = {
         r["gpu"]["id"]: r for r in _recommend(bundled_client, task="cv", memory_gb=24)["results"]
     }
     xtx, rtx_3090 = results["rx-7900-xtx"], results["rtx-3090"]
     xtx_low, xtx_high = xtx["performance"]["interval"]
     low_3090, high_3090 = rtx_3090["performance"]["interval"]
-    assert xtx_high / xtx_low > 2 * (high_3090 / low_3090)
+    # Twice the log width of a measured card's.
+    assert math.log(xtx_high / xtx_low) > 2 * math.log(high_3090 / low_3090)
     assert xtx["price"]["estimated"] and not rtx_3090["price"]["estimated"]
     assert xtx["rank"] > 1
 

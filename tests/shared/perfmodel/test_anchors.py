@@ -27,8 +27,11 @@ def test_the_7900_xtx_sits_below_the_4090_within_the_measured_spread(task: str) 
     ratio = amd.single.relative_throughput / nvidia.single.relative_throughput
     low, high = ANCHORS["RDNA 3"].spread
     assert low < ratio < high < 1
-    # The interval spans the partner's at the lowest and highest measured ratio.
+    # The interval spans the partner's at the lowest and highest measured ratio; borrowed
+    # by another workload, it reaches the fitted offset's reading of the same evidence.
     a_low, a_high = amd.single.interval
     n_low, n_high = nvidia.single.interval
-    assert a_low == pytest.approx(n_low * low) and a_high == pytest.approx(n_high * high)
+    assert a_low <= n_low * low * 1.000001 and a_high >= n_high * high * 0.999999
+    if amd.workload_class == ANCHORS["RDNA 3"].measured_class:
+        assert a_low == pytest.approx(n_low * low) and a_high == pytest.approx(n_high * high)
     assert "tinygrad" in amd.single.explanation
