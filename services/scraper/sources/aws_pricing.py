@@ -19,9 +19,8 @@ from services.scraper.collect import Crawl
 from services.scraper.errors import LayoutChanged, ParseError
 from services.scraper.listing import CloudListing
 from services.scraper.money import decimal_or_none
-from services.scraper.settings import ScraperSettings
-from services.scraper.sources._cloud import observed
-from services.scraper.spec import HOUR, ParsedPage, SourceKind, SourceSpec
+from services.scraper.sources._cloud import observed, saved_page
+from services.scraper.spec import HOUR, SourceKind, SourceSpec
 
 PROVIDER = "aws"
 PREAMBLE_LINES = 5
@@ -144,12 +143,10 @@ async def collect(crawl: Crawl, terms: list[str]) -> None:
         crawl.harvest.cloud.extend(parse(result.body, url, observed_at=crawl.harvest.observed_at))
 
 
-def parse_page(
-    body: bytes, url: str | None, settings: ScraperSettings, observed_at: datetime
-) -> ParsedPage:
-    """A saved offer file; its URL defaults to the configured us-east-1 file."""
-    page_url = url or offer_file_url(settings.aws_pricing_base_url, PAGE_REGION)
-    return ParsedPage(offers=parse(body, page_url, observed_at=observed_at))
+# A saved offer file; its URL defaults to the configured us-east-1 file.
+parse_page = saved_page(
+    parse, lambda settings: offer_file_url(settings.aws_pricing_base_url, PAGE_REGION)
+)
 
 
 SOURCE = SourceSpec(

@@ -33,10 +33,9 @@ from services.scraper.collect import Crawl, next_link
 from services.scraper.errors import LayoutChanged
 from services.scraper.listing import CloudListing
 from services.scraper.money import decimal_or_none
-from services.scraper.settings import ScraperSettings
-from services.scraper.sources._cloud import observed
+from services.scraper.sources._cloud import observed, saved_page
 from services.scraper.sources._common import JsonObject, load_json
-from services.scraper.spec import HOUR, ParsedPage, SourceKind, SourceSpec
+from services.scraper.spec import HOUR, SourceKind, SourceSpec
 from shared.matching import resolve_gpu_name
 
 PROVIDER = "azure"
@@ -271,12 +270,8 @@ async def collect(crawl: Crawl, terms: list[str]) -> None:
         url = next_link(crawl, next_page_url(result.body, url), base)
 
 
-def parse_page(
-    body: bytes, url: str | None, settings: ScraperSettings, observed_at: datetime
-) -> ParsedPage:
-    """A saved API page; its URL defaults to the configured API's first page."""
-    page_url = url or prices_url(settings.azure_prices_base_url)
-    return ParsedPage(offers=parse(body, page_url, observed_at=observed_at))
+# A saved API page; its URL defaults to the configured API's first page.
+parse_page = saved_page(parse, lambda settings: prices_url(settings.azure_prices_base_url))
 
 
 SOURCE = SourceSpec(

@@ -14,10 +14,9 @@ from decimal import Decimal
 from services.scraper.collect import Crawl
 from services.scraper.errors import LayoutChanged, SourceNotConfigured
 from services.scraper.listing import CloudListing
-from services.scraper.settings import ScraperSettings
-from services.scraper.sources._cloud import observed
+from services.scraper.sources._cloud import observed, saved_page
 from services.scraper.sources._common import JsonObject, load_json
-from services.scraper.spec import HOUR, ParsedPage, SourceKind, SourceSpec
+from services.scraper.spec import HOUR, SourceKind, SourceSpec
 
 PROVIDER = "lambda"
 INSTANCE_TYPES_PATH = "/api/v1/instance-types"
@@ -85,12 +84,8 @@ async def collect(crawl: Crawl, terms: list[str]) -> None:
     crawl.harvest.cloud.extend(parse(result.body, url, observed_at=crawl.harvest.observed_at))
 
 
-def parse_page(
-    body: bytes, url: str | None, settings: ScraperSettings, observed_at: datetime
-) -> ParsedPage:
-    """A saved instance-types answer; its URL defaults to the configured API's."""
-    page_url = url or instance_types_url(settings.lambda_base_url)
-    return ParsedPage(offers=parse(body, page_url, observed_at=observed_at))
+# A saved instance-types answer; its URL defaults to the configured API's.
+parse_page = saved_page(parse, lambda settings: instance_types_url(settings.lambda_base_url))
 
 
 SOURCE = SourceSpec(

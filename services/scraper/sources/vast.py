@@ -23,10 +23,9 @@ from services.scraper.collect import Crawl
 from services.scraper.errors import LayoutChanged
 from services.scraper.listing import CloudListing
 from services.scraper.money import decimal_or_none
-from services.scraper.settings import ScraperSettings
-from services.scraper.sources._cloud import observed
+from services.scraper.sources._cloud import observed, saved_page
 from services.scraper.sources._common import JsonObject, load_json
-from services.scraper.spec import HOUR, ParsedPage, SourceKind, SourceSpec
+from services.scraper.spec import HOUR, SourceKind, SourceSpec
 
 PROVIDER = "vast"
 VERIFIED = "verified"
@@ -136,12 +135,8 @@ async def collect(crawl: Crawl, terms: list[str]) -> None:
     crawl.harvest.cloud.extend(parse(result.body, url, observed_at=crawl.harvest.observed_at))
 
 
-def parse_page(
-    body: bytes, url: str | None, settings: ScraperSettings, observed_at: datetime
-) -> ParsedPage:
-    """A saved offers answer; its URL defaults to the configured API's query."""
-    page_url = url or offers_url(settings.vast_base_url)
-    return ParsedPage(offers=parse(body, page_url, observed_at=observed_at))
+# A saved offers answer; its URL defaults to the configured API's query.
+parse_page = saved_page(parse, lambda settings: offers_url(settings.vast_base_url))
 
 
 SOURCE = SourceSpec(
