@@ -60,11 +60,7 @@ def _mlperf_eta(rows: Sequence[dp.ScalingRow]) -> list[float]:
     """The efficiencies per doubling fitted on MLPerf that the product served until
     calibrated-2026.12.6, scored on the same rows (fitted elsewhere: out of sample)."""
     eta = ClassModel("calibrated-2026.12.6").params.fitted.eta
-    return [
-        math.log(eta[r.link] ** math.log2(r.count)) - math.log(min(r.efficiency, 1.0))
-        for r in rows
-        if r.workload not in dp.NOT_FITTED
-    ]
+    return dp.eta_errors([r for r in rows if r.workload not in dp.NOT_FITTED], eta)
 
 
 def _gpu_insights(params: DataParallelParams) -> tuple[list[str], list[float]]:
@@ -127,7 +123,7 @@ def _examples(model: ClassModel) -> list[str]:
 
 
 def _worst(pairs: Sequence[tuple[dp.ScalingRow, float]]) -> list[str]:
-    ranked = sorted(pairs, key=lambda p: -abs(math.log(p[1] / min(p[0].efficiency, 1.0))))
+    ranked = sorted(pairs, key=lambda p: -abs(dp.log_error(p[1], p[0].efficiency)))
     return [
         f"| {r.workload} | {r.gpu_id} | {r.link} | {r.precision} | {r.count} | "
         f"{r.efficiency:.2f} | {predicted:.2f} |"
@@ -226,11 +222,7 @@ def main() -> None:
         "|---|---|---|---|---|",
     ]
     for workload in sorted({r.workload for r in fitted}):
-        mine = [
-            math.log(p / min(r.efficiency, 1.0))
-            for r, p in workload_pairs
-            if r.workload == workload
-        ]
+        mine = [dp.log_error(p, r.efficiency) for r, p in workload_pairs if r.workload == workload]
         text.append(_line(workload, mine, half))
     text += [
         "",

@@ -82,6 +82,11 @@ def nominal_gbs(gpu: GpuSpec) -> float:
         return NVLINK_GBS.get(gpu.architecture, NVLINK_GBS["Hopper"])
     if link == INFINITY_FABRIC:
         return INFINITY_FABRIC_GBS
+    return pcie_gbs(gpu)
+
+
+def pcie_gbs(gpu: GpuSpec) -> float:
+    """The card's x16 slot, one direction (PCIe 4 where the generation is unknown)."""
     return PCIE_GBS.get(gpu.pcie_gen, PCIE_GBS[4])
 
 
@@ -93,7 +98,7 @@ def achieved_gbs(gpu: GpuSpec, share: dict[str, float]) -> float:
     link = interconnect_class(gpu)
     achieved = nominal_gbs(gpu) * share[SHARE_OF.get(link, link)]
     if link in (NVSWITCH, INFINITY_FABRIC) and PCIE_P2P in share:
-        achieved = max(achieved, PCIE_GBS.get(gpu.pcie_gen, PCIE_GBS[4]) * share[PCIE_P2P])
+        achieved = max(achieved, pcie_gbs(gpu) * share[PCIE_P2P])
     return achieved
 
 

@@ -102,7 +102,7 @@ def reference_steps() -> dict[str, dict[str, float]]:
     return out
 
 
-def _log_error(predicted: float, measured: float) -> float:
+def log_error(predicted: float, measured: float) -> float:
     # Per-GPU efficiency above one is noise around linear: it is scored against 1.
     return math.log(predicted) - math.log(min(measured, 1.0))
 
@@ -130,12 +130,15 @@ def fit_share(rows: Sequence[ScalingRow]) -> dict[str, float]:
     efficiency, one class at a time (a class's share moves only its own rows)."""
     share: dict[str, float] = {}
     # PCIe first: a fabric's floor is the PCIe P2P share (data_parallel.achieved_gbs).
+    # Below that floor the NVSwitch loss is flat (Lambda's A100 and H100 sit on it), so its
+    # share is where the search stops, not a measurement: it only moves cards whose NVLink
+    # share would clear the floor (Blackwell), which no row measures.
     for link in FITTED_LINKS:
         mine = [r for r in rows if r.link == link and r.workload not in NOT_FITTED]
 
         def loss(log_share: float, mine: list[ScalingRow] = mine, link: str = link) -> float:
             trial = {**share, link: math.exp(log_share)}
-            return sum(_log_error(_predict(r, trial), r.efficiency) ** 2 for r in mine)
+            return sum(log_error(_predict(r, trial), r.efficiency) ** 2 for r in mine)
 
         share[link] = math.exp(_golden(loss, math.log(1e-3), 0.0)) if mine else 1.0
     return share
@@ -155,16 +158,21 @@ def held_out_rows(
 
 def held_out(rows: Sequence[ScalingRow], key: Callable[[ScalingRow], str]) -> list[float]:
     """Log errors of each group's rows, predicted by a fit on the other groups."""
-    return [_log_error(p, r.efficiency) for r, p in held_out_rows(rows, key)]
+    return [log_error(p, r.efficiency) for r, p in held_out_rows(rows, key)]
 
 
 def in_sample(rows: Sequence[ScalingRow], share: dict[str, float]) -> list[float]:
-    return [_log_error(_predict(r, share), r.efficiency) for r in rows]
+    return [log_error(_predict(r, share), r.efficiency) for r in rows]
+
+
+def eta_errors(rows: Sequence[ScalingRow], eta: dict[str, float]) -> list[float]:
+    """Log errors of one efficiency per doubling per link (`eta`), blind to the workload."""
+    return [log_error(eta[r.link] ** math.log2(r.count), r.efficiency) for r in rows]
 
 
 def eta_baseline(rows: Sequence[ScalingRow], key: Callable[[ScalingRow], str]) -> list[float]:
-    """The same split scored by one efficiency per doubling per link (the old Lambda fit,
-    blind to the workload)."""
+    """The same split scored by one efficiency per doubling per link refitted per fold
+    (the old Lambda fit)."""
     fitted = [r for r in rows if r.workload not in NOT_FITTED]
     errors = []
     for group in sorted({key(r) for r in fitted}):
@@ -174,14 +182,9 @@ def eta_baseline(rows: Sequence[ScalingRow], key: Callable[[ScalingRow], str]) -
             mine = [r for r in train if r.link == link]
             xs = [math.log2(r.count) for r in mine]
             ys = [math.log(min(r.efficiency, 1.0)) for r in mine]
-            eta[link] = math.exp(
-                sum(x * y for x, y in zip(xs, ys, strict=True)) / sum(x * x for x in xs)
-            )
-        for r in fitted:
-            if key(r) == group:
-                errors.append(
-                    math.log(eta[r.link] ** math.log2(r.count)) - math.log(min(r.efficiency, 1.0))
-                )
+            slope = sum(x * y for x, y in zip(xs, ys, strict=True)) / sum(x * x for x in xs)
+            eta[link] = math.exp(slope)
+        errors += eta_errors([r for r in fitted if key(r) == group], eta)
     return errors
 
 
