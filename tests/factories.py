@@ -99,3 +99,13 @@ def monthly_sales(
                     gpu_id=gpu_id, usd=f"{usd * (1 + 0.01 * k):.2f}", observed_at=at, source=source
                 )
             )
+
+
+def stale_3090_with_risen_peers(session: Session, now: datetime) -> None:
+    """Two consumer peers (RTX 4090, RTX 3080) whose used prices rose 2 % a month for two
+    years, and an RTX 3090 last sold a year before `now`: a stale price the index moves."""
+    monthly_sales(session, "rtx-4090", 1500, 0.02, 24, now)
+    monthly_sales(session, "rtx-3080-10gb", 400, 0.02, 24, now)
+    year_ago = now - timedelta(days=365)
+    for k in range(3):
+        session.add(make_observation(gpu_id="rtx-3090", usd=f"{700 + k}", observed_at=year_ago))

@@ -15,7 +15,13 @@ from shared.pricing.index import INDEXES, market_index
 from shared.pricing.market import PricePolicy
 from shared.pricing.today import TodayPrice, Unpriced, bought_today
 from shared.seed import seed_catalog
-from tests.factories import make_observation, make_offer, monthly_sales, plain_settings
+from tests.factories import (
+    make_observation,
+    make_offer,
+    monthly_sales,
+    plain_settings,
+    stale_3090_with_risen_peers,
+)
 
 NOW = datetime.now(UTC)
 
@@ -51,11 +57,7 @@ def test_bought_today_estimates_a_stale_card_and_leaves_an_unbridged_one_unprice
     session: Session,
 ) -> None:
     seed_catalog(session)
-    monthly_sales(session, "rtx-4090", 1500, 0.02, 24, NOW)
-    monthly_sales(session, "rtx-3080-10gb", 400, 0.02, 24, NOW)
-    year_ago = NOW - timedelta(days=365)
-    for k in range(3):
-        session.add(make_observation(gpu_id="rtx-3090", usd=f"{700 + k}", observed_at=year_ago))
+    stale_3090_with_risen_peers(session, NOW)
     long_ago = NOW - timedelta(days=1100)
     session.add(make_observation(gpu_id="a100-80gb-pcie", usd="15000", observed_at=long_ago))
     session.flush()

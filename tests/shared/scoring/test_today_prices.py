@@ -10,7 +10,12 @@ from sqlmodel import Session, select
 
 from shared.models import CloudOffer, Score
 from shared.seed import seed_catalog
-from tests.factories import make_observation, make_offer, monthly_sales, recompute
+from tests.factories import (
+    make_observation,
+    make_offer,
+    recompute,
+    stale_3090_with_risen_peers,
+)
 
 NOW = datetime.now(UTC)
 
@@ -29,13 +34,7 @@ def _score(session: Session, gpu_id: str, condition: str) -> Score:
 
 def test_a_stale_price_is_moved_by_its_peers_and_a_fresh_one_is_kept(session):
     seed_catalog(session)
-    # Two consumer peers whose used prices rose 2 % a month for two years.
-    monthly_sales(session, "rtx-4090", 1500, 0.02, 24, NOW)
-    monthly_sales(session, "rtx-3080-10gb", 400, 0.02, 24, NOW)
-    # The 3090 was last sold a year ago.
-    year_ago = NOW - timedelta(days=365)
-    for k in range(3):
-        session.add(make_observation(gpu_id="rtx-3090", usd=f"{700 + k}", observed_at=year_ago))
+    stale_3090_with_risen_peers(session, NOW)
     session.flush()
     recompute(session)
     stale = _score(session, "rtx-3090", "used")
