@@ -12,7 +12,6 @@ from shared.builds.layout import plan_layout
 from shared.catalog.specs import GpuSpec, load_catalog
 from shared.perfmodel.base import PRECISIONS
 from shared.perfmodel.classmodel import ClassModel
-from shared.perfmodel.data_parallel import widened
 from shared.perfmodel.inference import ServingBatch, serving_batch
 from shared.perfmodel.lambda_data import WORKLOAD_ALIASES, WORKLOAD_FAMILY, canonical_workload
 from shared.perfmodel.llm_shapes import ShapeInputError, resolve
@@ -347,9 +346,7 @@ def predict_full(
             "saved_w": limit.saved_w_per_gpu * count,
         }
     # One GPU's interval with the speed-up's own error, then the speed-up and power factor.
-    low, high = widened(
-        prediction.interval, prediction.relative_throughput, result.speedup_half_width
-    )
+    low, high = result.single_interval
     klass = result.workload_class
     return {
         "gpu_id": gpu_id,

@@ -23,6 +23,9 @@ class Anchor:
     partner: str
     ratios: tuple[tuple[str, float], ...]
     source: str
+    # The software both sides ran, and what else buyers run, named in the answer's caveat.
+    software: str
+    other_software: str
     # The workload class the ratios were measured in; other classes borrow them.
     measured_class: str
 
@@ -48,6 +51,8 @@ ANCHORS: dict[str, Anchor] = {
             ("mlperf-training v5.0 closed bert (tinygrad)", 0.7030),
         ),
         source="MLPerf Training v4.1 and v5.0, tinycorp tinybox red vs green, BERT, tinygrad",
+        software="tinygrad",
+        other_software="PyTorch on ROCm",
         measured_class="training-nlp",
     )
 }

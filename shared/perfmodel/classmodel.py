@@ -127,10 +127,15 @@ class TaskPrediction:
         return self.single.relative_throughput * self.multi_gpu_speedup
 
     @property
+    def single_interval(self) -> tuple[float, float]:
+        """One GPU's interval widened by the speed-up's own error (before the speed-up)."""
+        single = self.single
+        return widened(single.interval, single.relative_throughput, self.speedup_half_width)
+
+    @property
     def interval(self) -> tuple[float, float]:
         """One GPU's interval times the speed-up, widened by the speed-up's own error."""
-        single = self.single
-        low, high = widened(single.interval, single.relative_throughput, self.speedup_half_width)
+        low, high = self.single_interval
         return low * self.multi_gpu_speedup, high * self.multi_gpu_speedup
 
 
@@ -322,11 +327,15 @@ class ClassModel:
         partner = self._training(
             catalog[anchor.partner], klass, precision, [1], "infiniband", workload, training
         )
-        measured = self.training.predict(catalog[anchor.gpu_id], CLASS_FAMILY[klass], precision)
-        own = self.training.predict(gpu, CLASS_FAMILY[klass], precision)
-        if partner is None or measured is None or own is None:
+        if partner is None:
             return single
-        scale = own.relative_throughput / measured.relative_throughput
+        scale = 1.0
+        if gpu.id != anchor.gpu_id:
+            measured = self.training.predict(catalog[anchor.gpu_id], CLASS_FAMILY[klass], precision)
+            own = self.training.predict(gpu, CLASS_FAMILY[klass], precision)
+            if measured is None or own is None:
+                return single
+            scale = own.relative_throughput / measured.relative_throughput
         low_ratio, high_ratio = anchor.spread
         p_low, p_high = partner.single.interval
         low, high = p_low * low_ratio * scale, p_high * high_ratio * scale
@@ -352,7 +361,8 @@ class ClassModel:
             caveats=(
                 *single.caveats,
                 f"{gpu.architecture}: priced against {anchor.partner} from one benchmark on "
-                "one software (tinygrad); other frameworks (PyTorch on ROCm) may differ",
+                f"one software ({anchor.software}); other frameworks "
+                f"({anchor.other_software}) may differ",
             ),
         )
 

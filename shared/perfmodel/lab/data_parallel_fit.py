@@ -61,10 +61,7 @@ class ScalingRow:
     count: int
     efficiency: float
     step: Step
-
-    @property
-    def link(self) -> str:
-        return interconnect_class(load_catalog().by_id[self.gpu_id])
+    link: str
 
 
 def _step(workload: str, batch: int, throughput: float) -> Step:
@@ -75,6 +72,7 @@ def _step(workload: str, batch: int, throughput: float) -> Step:
 def lambda_rows() -> list[ScalingRow]:
     runs = [r for r in load_runs() if r.generation == GEN_V1 and r.workload in WORKLOAD_SHAPES]
     single = {(r.gpu_id, r.workload, r.precision): r for r in runs if r.num_gpu == 1}
+    catalog = load_catalog()
     rows = []
     for run in runs:
         base = single.get((run.gpu_id, run.workload, run.precision))
@@ -84,8 +82,11 @@ def lambda_rows() -> list[ScalingRow]:
         if eff > MAX_PLAUSIBLE_EFFICIENCY:
             continue
         step = _step(run.workload, base.batch_size, base.throughput)
+        link = interconnect_class(catalog.by_id[run.gpu_id])
         rows.append(
-            ScalingRow("lambda-v1", run.workload, run.gpu_id, run.precision, run.num_gpu, eff, step)
+            ScalingRow(
+                "lambda-v1", run.workload, run.gpu_id, run.precision, run.num_gpu, eff, step, link
+            )
         )
     return rows
 
