@@ -138,7 +138,7 @@ def main() -> None:
     rows = dp.lambda_rows()
     fitted = [r for r in rows if r.workload not in dp.NOT_FITTED]
     workload_pairs = dp.held_out_rows(rows, lambda r: r.workload)
-    by_workload = dp.held_out(rows, lambda r: r.workload)
+    by_workload = [dp.log_error(p, r.efficiency) for r, p in workload_pairs]
     by_gpu = dp.held_out(rows, lambda r: r.gpu_id)
     half = params.half_width
     in_sample = dp.in_sample(fitted, params.share)
