@@ -1,11 +1,13 @@
-"""Helpers shared by the adapters: HTML soup, JSON decoding, JSON-LD products and offers."""
+"""Helpers shared by the adapters: HTML soup, JSON decoding, JSON-LD products and offers,
+the parse-page entry of a search source."""
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
@@ -13,8 +15,10 @@ from bs4 import BeautifulSoup, Tag
 from bs4.dammit import UnicodeDammit
 
 from services.scraper.errors import ParseError
-from services.scraper.listing import Condition
+from services.scraper.listing import Condition, RawListing
 from services.scraper.money import Money, is_price_range
+from services.scraper.settings import ScraperSettings
+from services.scraper.spec import PAGE_QUERY, PageParser, ParsedPage
 
 JsonObject = dict[str, Any]
 
@@ -176,3 +180,20 @@ def _in_stock(value: Any) -> bool | None:
     if name in {"outofstock", "soldout", "discontinued"}:
         return False
     return None  # PreOrder, BackOrder: buyable later, not a stock statement
+
+
+def saved_search_page(
+    base_url: Callable[[ScraperSettings], str],
+    search_url: Callable[[str, str], str],
+    parse: Callable[[bytes, str], list[RawListing]],
+) -> PageParser:
+    """The `parse-page` entry of a search source: a saved results page read by the
+    adapter's parser, its URL defaulting to a search for PAGE_QUERY on the configured
+    site (`search_url(base_url(settings), PAGE_QUERY)`)."""
+
+    def parse_page(
+        body: bytes, url: str | None, settings: ScraperSettings, observed_at: datetime
+    ) -> ParsedPage:
+        return ParsedPage(listings=parse(body, url or search_url(base_url(settings), PAGE_QUERY)))
+
+    return parse_page

@@ -26,7 +26,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from datetime import datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any
 from urllib.parse import urlencode, urljoin, urlsplit
@@ -37,15 +36,15 @@ from services.scraper.collect import term_searches
 from services.scraper.errors import LayoutChanged
 from services.scraper.listing import ListingType, RawListing, price_fields
 from services.scraper.money import Money, is_price_range, parse_shipping
-from services.scraper.settings import ScraperSettings
 from services.scraper.sources._common import (
     JsonObject,
     href_of,
+    saved_search_page,
     soup_of,
     text_of,
 )
 from services.scraper.sources._retail import listings_from_json_ld, retail_condition
-from services.scraper.spec import HOUR, PAGE_QUERY, ParsedPage, SourceKind, SourceSpec
+from services.scraper.spec import HOUR, SourceKind, SourceSpec
 
 # The source of this adapter's listings and errors (the source's name too).
 LISTING_SOURCE = "bhphoto"
@@ -280,13 +279,8 @@ PAGE_SIZE = 24
 collect = term_searches(lambda s: s.bhphoto_base_url, search_url, parse, PAGE_SIZE)
 
 
-def parse_page(
-    body: bytes, url: str | None, settings: ScraperSettings, observed_at: datetime
-) -> ParsedPage:
-    """A saved search page; its URL defaults to a search of the configured site."""
-    return ParsedPage(
-        listings=parse(body, url or search_url(settings.bhphoto_base_url, PAGE_QUERY))
-    )
+# A saved search page; its URL defaults to a search of the configured site.
+parse_page = saved_search_page(lambda s: s.bhphoto_base_url, search_url, parse)
 
 
 SOURCE = SourceSpec(

@@ -34,9 +34,9 @@ from services.scraper.fetch import Fetcher, utc_now
 from services.scraper.listing import Condition, ListingType, RawListing, condition_from_text
 from services.scraper.money import Money, decimal_or_none, is_price_range
 from services.scraper.settings import ScraperSettings
-from services.scraper.sources._common import JsonObject, load_json
+from services.scraper.sources._common import JsonObject, load_json, saved_search_page
 from services.scraper.sources.ebay import GPU_CATEGORY_ID
-from services.scraper.spec import HOUR, PAGE_QUERY, ParsedPage, SourceKind, SourceSpec
+from services.scraper.spec import HOUR, SourceKind, SourceSpec
 
 # Same source name and listing ids (legacy item ids) as the HTML adapter, so a batch
 # mixing both dedupes across them.
@@ -288,13 +288,8 @@ async def collect(crawl: Crawl, terms: list[str]) -> None:
             crawl.harvest.capped = True
 
 
-def parse_page(
-    body: bytes, url: str | None, settings: ScraperSettings, observed_at: datetime
-) -> ParsedPage:
-    """A saved search response; its URL defaults to a search of the configured API."""
-    return ParsedPage(
-        listings=parse(body, url or search_url(settings.ebay_api_base_url, PAGE_QUERY))
-    )
+# A saved search response; its URL defaults to a search of the configured API.
+parse_page = saved_search_page(lambda s: s.ebay_api_base_url, search_url, parse)
 
 
 SOURCE = SourceSpec(

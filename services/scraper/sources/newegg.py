@@ -10,7 +10,6 @@ Item numbers: "N82E16814137761" for Newegg stock, "9SIA..." for marketplace sell
 from __future__ import annotations
 
 import re
-from datetime import datetime
 from urllib.parse import parse_qs, urlencode, urljoin, urlsplit
 
 from bs4 import BeautifulSoup, Tag
@@ -19,14 +18,14 @@ from services.scraper.collect import term_searches
 from services.scraper.errors import LayoutChanged
 from services.scraper.listing import ListingType, RawListing, price_fields
 from services.scraper.money import parse_shipping
-from services.scraper.settings import ScraperSettings
 from services.scraper.sources._common import (
     href_of,
+    saved_search_page,
     soup_of,
     text_of,
 )
 from services.scraper.sources._retail import listings_from_json_ld, retail_condition
-from services.scraper.spec import HOUR, PAGE_QUERY, ParsedPage, SourceKind, SourceSpec
+from services.scraper.spec import HOUR, SourceKind, SourceSpec
 
 # The source of this adapter's listings and errors (the source's name too).
 LISTING_SOURCE = "newegg"
@@ -122,11 +121,8 @@ PAGE_SIZE = 36
 collect = term_searches(lambda s: s.newegg_base_url, search_url, parse, PAGE_SIZE)
 
 
-def parse_page(
-    body: bytes, url: str | None, settings: ScraperSettings, observed_at: datetime
-) -> ParsedPage:
-    """A saved search page; its URL defaults to a search of the configured site."""
-    return ParsedPage(listings=parse(body, url or search_url(settings.newegg_base_url, PAGE_QUERY)))
+# A saved search page; its URL defaults to a search of the configured site.
+parse_page = saved_search_page(lambda s: s.newegg_base_url, search_url, parse)
 
 
 SOURCE = SourceSpec(
