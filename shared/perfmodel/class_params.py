@@ -37,6 +37,9 @@ class FittedParams:
     # Log offset of the achieved memory bandwidth of HBM cards against GDDR ones in LLM
     # decode (llama.cpp and vLLM reach less of a datacenter HBM card's bandwidth).
     memory_log: dict[str, float] = field(default_factory=dict)
+    # Exponent of an HBM part's W per peak TFLOPS against its architecture's best-fed one
+    # in the vision classes (module_power.card_power_headroom_log; 0 before 2026.12.8).
+    vision_power_exponent: float = 0.0
 
     def llm_training_share(self) -> float:
         """The matrix-multiply share of the product's training-llm class: the median of
@@ -51,6 +54,7 @@ class FittedParams:
             step_overhead_s=self.step_overhead_s,
             vision_shares=self.vision_shares,
             memory_log=self.memory_log,
+            vision_power_exponent=self.vision_power_exponent,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -68,6 +72,7 @@ class FittedParams:
             "extra_compute": self.extra_compute,
             "power_exponent": self.power_exponent,
             "memory_log": self.memory_log,
+            "vision_power_exponent": self.vision_power_exponent,
         }
 
     @classmethod
@@ -83,6 +88,7 @@ class FittedParams:
             extra_compute=data.get("extra_compute", {}),
             power_exponent=data.get("power_exponent", 0.0),
             memory_log=data.get("memory_log", {}),
+            vision_power_exponent=data.get("vision_power_exponent", 0.0),
         )
 
 

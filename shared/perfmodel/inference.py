@@ -39,6 +39,7 @@ from shared.perfmodel.memory import (
     llm_memory,
     max_sequences,
 )
+from shared.perfmodel.module_power import card_power_headroom_log
 from shared.perfmodel.timemodel import Shares
 from shared.perfmodel.workloads import (
     CNN_INFERENCE,
@@ -103,6 +104,9 @@ class InferenceParams:
     # Log offset of achieved bandwidth by memory class and stack ("hbm@vllm"; GDDR is the
     # reference).
     memory_log: dict[str, float] = field(default_factory=dict)
+    # Exponent of the power-limited matrix clock of the vision classes
+    # (module_power.card_power_headroom_log); 0 before calibrated-2026.12.8.
+    vision_power_exponent: float = 0.0
 
 
 def memory_class(gpu: GpuSpec) -> str:
@@ -267,10 +271,18 @@ def vision_throughput(
         + shares.matmul
         * vision_precision_rate(ref, workload_class)
         / vision_precision_rate(gpu, workload_class)
+        / power_clock(gpu, params.vision_power_exponent)
         + shares.vector * ref.fp32_tflops / gpu.fp32_tflops
     )
     ratio = arch_factor(params, VISION_GROUP, gpu) / arch_factor(params, VISION_GROUP, ref)
     return ratio / tau
+
+
+def power_clock(gpu: GpuSpec, exponent: float) -> float:
+    """Sustained share of the peak matrix clock of a power-short HBM part (<= 1): a CNN's
+    or a diffusion model's convolutions and GEMMs draw the most power. Not in the LLM
+    terms: held out it made llm-serving worse (docs/model/classes.md, eighth round)."""
+    return math.exp(exponent * card_power_headroom_log(gpu))
 
 
 # Tensor parallelism splits attention heads evenly: groups of 1, 2, 4 or 8 GPUs.

@@ -63,3 +63,43 @@ def power_headroom_log(gpu: GpuSpec) -> float:
     if value is None or best is None:
         return 0.0
     return min(0.0, math.log(value / best))
+
+
+def _hbm_watts_per_tflops(gpu: GpuSpec) -> float | None:
+    """W per dense 16-bit peak TFLOPS of a datacenter part on an architecture's large HBM
+    die, in any form factor (None for other parts)."""
+    rate = gpu.fp16_tensor_tflops
+    if (
+        gpu.segment != "datacenter"
+        or not gpu.memory_type.upper().startswith("HBM")
+        or gpu.id in POWER_INCLUDES_CPU
+        or not rate
+        or gpu.tdp_w <= 0
+    ):
+        return None
+    return gpu.tdp_w / rate
+
+
+@lru_cache(maxsize=1)
+def _best_fed_hbm() -> dict[str, float]:
+    """Highest W per TFLOPS among each architecture's HBM datacenter parts."""
+    out: dict[str, float] = {}
+    for gpu in load_catalog().gpus:
+        value = _hbm_watts_per_tflops(gpu)
+        if value is not None:
+            out[gpu.architecture] = max(value, out.get(gpu.architecture, 0.0))
+    return out
+
+
+def card_power_headroom_log(gpu: GpuSpec) -> float:
+    """log(W per TFLOPS / the best-fed HBM datacenter part of its architecture), <= 0, for
+    HBM datacenter parts, add-in cards included (H100 PCIe and NVL, A100 PCIe); 0 else.
+
+    The vision inference classes use it (inference.power_clock): there the data held out
+    favoured it, while in training the Lambda clock term covers add-in cards and in LLM
+    serving it made held-out errors worse (docs/model/classes.md, eighth round)."""
+    value = _hbm_watts_per_tflops(gpu)
+    best = _best_fed_hbm().get(gpu.architecture)
+    if value is None or best is None:
+        return 0.0
+    return min(0.0, math.log(value / best))

@@ -82,6 +82,8 @@ class Layout:
             self.names += [f"compute:{m}" for m in sorted(served)]
         for klass in sorted({r.m.workload_class for r in rows if r.model_group == "vision"}):
             self.names += [f"share:{klass}:matmul", f"share:{klass}:vector"]
+        if inf.VISION_GROUP in groups:
+            self.names.append(f"{POWER}:{inf.VISION_GROUP}")
         self.index = {name: i for i, name in enumerate(self.names)}
 
     def start(self, eta_start: dict[str, float]) -> np.ndarray:
@@ -95,7 +97,7 @@ class Layout:
                 x[i] = math.log(OVERHEAD_PRIOR_S)
             elif name.startswith("compute:"):
                 x[i] = math.log(EXTRA_COMPUTE_PRIOR)
-            elif name == POWER:
+            elif name.partition(":")[0] == POWER:
                 x[i] = POWER_EXPONENT_PRIOR
         return x
 
@@ -130,7 +132,11 @@ class Layout:
                     out.gemm_share[benchmark] = share
             elif kind == POWER:
                 # Between no power limit (0) and throughput ~ power (1): module_power.py.
-                out.power_exponent = min(1.0, max(0.0, float(x[i])))
+                exponent = min(1.0, max(0.0, float(x[i])))
+                if rest == inf.VISION_GROUP:
+                    out.vision_power_exponent = exponent
+                else:
+                    out.power_exponent = exponent
         for klass, logits in shares.items():
             out.vision_shares[klass] = Shares.from_logits(logits["matmul"], logits["vector"])
         return out
@@ -168,7 +174,7 @@ class Layout:
                 out.append((x[i] - math.log(MATMUL_PRIOR)) / MATMUL_PRIOR_SD)
             elif name.startswith("memory:"):
                 out.append(x[i] / ARCH_PRIOR_SD)
-            elif name == POWER:
+            elif name.partition(":")[0] == POWER:
                 out.append((x[i] - POWER_EXPONENT_PRIOR) / POWER_EXPONENT_PRIOR_SD)
             elif name.startswith("overhead:"):
                 out.append((x[i] - math.log(OVERHEAD_PRIOR_S)) / OVERHEAD_PRIOR_SD)

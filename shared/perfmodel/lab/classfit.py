@@ -107,6 +107,7 @@ def fit(
             out.memory_log = part.memory_log
         else:
             out.vision_shares = part.vision_shares
+            out.vision_power_exponent = part.vision_power_exponent
     return out
 
 

@@ -1,4 +1,5 @@
-"""The power-limited matrix clock of server modules (module_power.py) and its fit."""
+"""The power-limited matrix clock of server modules and HBM cards (module_power.py), its
+fits, and where the product uses it."""
 
 from __future__ import annotations
 
@@ -8,12 +9,20 @@ from dataclasses import replace
 import pytest
 
 from shared.catalog.specs import load_catalog
+from shared.perfmodel import inference as inf
 from shared.perfmodel.benchmark_sources import measurement as bm
 from shared.perfmodel.class_params import FittedParams
 from shared.perfmodel.class_rows import memory_batch_factor, prepare
+from shared.perfmodel.classmodel import load_class_params
 from shared.perfmodel.lab import classeval
 from shared.perfmodel.lab import classfit as cf
-from shared.perfmodel.module_power import power_headroom_log, watts_per_tflops
+from shared.perfmodel.module_power import (
+    card_power_headroom_log,
+    power_headroom_log,
+    watts_per_tflops,
+)
+from shared.perfmodel.timemodel import Shares
+from shared.perfmodel.workloads import LlmWorkload
 from tests.shared.perfmodel.synthetic import training_rows
 
 
@@ -74,3 +83,95 @@ def test_fit_recovers_a_planted_power_exponent():
         value = math.exp(cf.predict_log(r, planted, None)) * tables[r.m.table_id]  # type: ignore[arg-type]
         rows += prepare([replace(r.m, value=value)], classeval.training_base)
     assert cf.fit(rows).power_exponent == pytest.approx(0.6, abs=0.1)
+
+
+def test_hbm_cards_are_compared_with_their_architectures_best_fed_hbm_part():
+    by_id = load_catalog().by_id
+    # Hopper's best-fed HBM part is the 600 W H200 NVL (same peak as the 400 W H100 NVL).
+    assert card_power_headroom_log(by_id["h200-nvl"]) == 0.0
+    assert card_power_headroom_log(by_id["h100-nvl"]) == pytest.approx(math.log(400 / 600))
+    pcie = by_id["h100-pcie"]
+    assert pcie.fp16_tensor_tflops is not None
+    expected = math.log((350 / pcie.fp16_tensor_tflops) / (600 / 835.5))
+    assert card_power_headroom_log(pcie) == pytest.approx(expected)
+    # Ampere: A100 PCIe (300 W) against the SXM4 module (400 W), same peak.
+    assert card_power_headroom_log(by_id["a100-80gb-pcie"]) == pytest.approx(math.log(0.75))
+    # GDDR parts are other dies; GH200's power includes its CPU.
+    for gpu_id in ("l40s", "rtx-4090", "a10", "gh200"):
+        assert card_power_headroom_log(by_id[gpu_id]) == 0.0
+
+
+def test_the_vision_power_clock_slows_power_short_cards_and_not_llm_decode():
+    by_id = load_catalog().by_id
+    ref = by_id["rtx-3090"]
+    free = inf.InferenceParams(
+        arch_log={},
+        matmul_efficiency=0.5,
+        step_overhead_s={"s": 2e-3},
+        vision_shares={bm.CNN_INFERENCE: Shares(0.2, 0.7, 0.1)},
+    )
+    limited = replace(free, vision_power_exponent=0.5)
+
+    def vision(gpu_id: str, params: inf.InferenceParams) -> float:
+        return inf.vision_throughput(by_id[gpu_id], ref, bm.CNN_INFERENCE, params)
+
+    assert vision("h100-nvl", limited) < vision("h100-nvl", free)
+    for gpu_id in ("h200-nvl", "l40s", "rtx-4090"):
+        assert vision(gpu_id, limited) == vision(gpu_id, free)
+    workload = LlmWorkload(8, weights="fp16", batch=32)
+    nvl = by_id["h100-nvl"]
+    assert inf.decode_tokens_per_s(nvl, workload, limited, "s") == inf.decode_tokens_per_s(
+        nvl, workload, free, "s"
+    )
+
+
+def _vision_rows(tables: dict[str, float], gpus: tuple[str, ...]):
+    protos = [
+        bm.Measurement(
+            bm.MLPERF_INFERENCE,
+            table,
+            bm.CNN_INFERENCE,
+            "resnet50 Offline",
+            gpu_id,
+            1,
+            None,
+            1.0,
+            "samples/s",
+            False,
+            "synthetic",
+        )
+        for table in tables
+        for gpu_id in gpus
+    ]
+    return prepare(protos, classeval.training_base)
+
+
+def test_fit_recovers_a_planted_vision_power_exponent():
+    gpus = (
+        "h100-nvl",
+        "h100-pcie",
+        "h100-sxm5",
+        "h200-nvl",
+        "a100-40gb-pcie",
+        "a100-80gb-pcie",
+        "a100-80gb-sxm4",
+        "l40s",
+        "rtx-4090",
+        "rtx-3090",
+    )
+    planted = FittedParams(
+        vision_shares={bm.CNN_INFERENCE: Shares(0.2, 0.7, 0.1)}, vision_power_exponent=0.6
+    )
+    tables = {f"t{i}": float(i) for i in range(1, 9)}
+    ref = load_catalog().by_id["rtx-3090"]
+    rows = []
+    for r in _vision_rows(tables, gpus):
+        value = math.exp(cf.predict_log(r, planted, ref)) * tables[r.m.table_id]
+        rows += prepare([replace(r.m, value=value)], classeval.training_base)
+    assert cf.fit(rows).vision_power_exponent == pytest.approx(0.6, abs=0.1)
+
+
+def test_the_served_vision_classes_carry_a_fitted_power_exponent():
+    fitted = load_class_params().fitted
+    # Fitted on MLPerf Inference's vision tables (docs/model/classes.md, eighth round).
+    assert 0.0 < fitted.vision_power_exponent <= 1.0
