@@ -5,8 +5,6 @@ Functions only flush; the caller (request dependency, job, CLI) commits.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import uuid
 from collections.abc import Callable
@@ -21,6 +19,7 @@ from sqlmodel import Session, col, select
 
 from shared.kit.money import money
 from shared.kit.settings import Settings
+from shared.kit.spreadsheet import csv_text
 from shared.perfmodel.classmodel import ClassModel
 from shared.pricing.today import TodayPrice
 from shared.quotes.count import resolve_count
@@ -275,17 +274,13 @@ def quote_warnings(quote: Quote) -> list[str]:
 
 def bom_csv(quote: Quote) -> str:
     """The bill of materials, then the warnings, what the prices and speeds are as of,
-    and the total last (a spreadsheet keeps what the JSON says, not only the lines)."""
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=BOM_COLUMNS, extrasaction="ignore")
-    writer.writeheader()
-    for row in bom_rows(quote):
-        writer.writerow({k: "" if row.get(k) is None else row[k] for k in BOM_COLUMNS})
-    for warning in quote_warnings(quote):
-        writer.writerow({"category": "warning", "item": warning})
+    and the total last (a spreadsheet keeps what the JSON says, not only the lines).
+    Text cells that a spreadsheet would run as formulas are quoted (kit.spreadsheet)."""
+    rows: list[dict[str, Any]] = list(bom_rows(quote))
+    rows += [{"category": "warning", "item": warning} for warning in quote_warnings(quote)]
     as_of = quote.prices_as_of.date().isoformat() if quote.prices_as_of else ""
-    writer.writerow({"category": "prices", "item": "newest price behind the quote", "as_of": as_of})
-    writer.writerow(
+    rows.append({"category": "prices", "item": "newest price behind the quote", "as_of": as_of})
+    rows.append(
         {
             "category": "model",
             "item": f"performance model {quote.model_version}",
@@ -293,5 +288,5 @@ def bom_csv(quote: Quote) -> str:
             "as_of": quote.updated_at.date().isoformat(),
         }
     )
-    writer.writerow({"category": "total", "item": "total", "total_usd": quote.total_usd})
-    return buffer.getvalue()
+    rows.append({"category": "total", "item": "total", "total_usd": quote.total_usd})
+    return csv_text(BOM_COLUMNS, rows)

