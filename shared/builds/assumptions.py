@@ -49,6 +49,13 @@ DAYS_PER_YEAR = 365
 DAYS_PER_MONTH = DAYS_PER_YEAR / 12
 
 UTILIZATION = 0.15
+# Lower bounds of the inputs that divide by hours: 0.1 % of the hours (about nine a year)
+# and one day. Below them a cost per hour grows past what a Decimal quantises (a 500,
+# "InvalidOperation"), and no purchase is decided on less.
+MIN_UTILIZATION = 0.001
+MIN_YEARS = 1 / DAYS_PER_YEAR
+# Cloud time is billed by the hour at the finest.
+MIN_RENT_HOURS = 1.0
 UTILIZATION_SOURCE = (
     f"{SEED}: 15 % (PhD desktop < 15 %, shared Slurm > 35 %, company cluster > 60 %)"
 )

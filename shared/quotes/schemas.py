@@ -63,7 +63,7 @@ class ClusterRequest(BaseModel):
     gpu_price_usd: Decimal | None = Field(
         default=None, gt=0, le=MAX_GPU_PRICE_USD, description="override per GPU"
     )
-    utilization: float | None = Field(default=None, gt=0, le=1)
+    utilization: float | None = Field(default=None, ge=d.MIN_UTILIZATION, le=1)
     electricity_usd_per_kwh: Decimal | None = Field(default=None, ge=0, le=10)
     pue: float | None = Field(default=None, ge=1, le=3)
 
@@ -89,7 +89,7 @@ class Candidate(BaseModel):
     allow_geforce: bool = False
     gpu_price_usd: Decimal | None = Field(default=None, gt=0, le=MAX_GPU_PRICE_USD)
     cloud_usd_per_hour: Decimal | None = Field(default=None, ge=0, le=1000)
-    rent_hours: float | None = Field(default=None, gt=0, le=24 * 366 * 20)
+    rent_hours: float | None = Field(default=None, ge=d.MIN_RENT_HOURS, le=24 * 366 * 20)
 
 
 class CompareRequest(BaseModel):
@@ -98,6 +98,6 @@ class CompareRequest(BaseModel):
     candidates: list[Candidate] = Field(min_length=1, max_length=MAX_CANDIDATES)
     task: Task = "cv"
     precision: Precision = "fp16"
-    years: float = Field(default=1.0, gt=0, le=20)
-    utilization: float = Field(default=d.UTILIZATION, gt=0, le=1)
+    years: float = Field(default=1.0, ge=d.MIN_YEARS, le=20)
+    utilization: float = Field(default=d.UTILIZATION, ge=d.MIN_UTILIZATION, le=1)
     electricity_usd_per_kwh: Decimal = Field(default=d.ELECTRICITY_USD_PER_KWH, ge=0, le=10)

@@ -7,6 +7,7 @@ from decimal import Decimal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from shared.builds import assumptions as d
 from shared.builds.schemas import (
     MAX_GPUS,
     Deployment,
@@ -42,10 +43,12 @@ class TcoRequest(BaseModel):
     purchase_usd: Decimal | None = Field(default=None, ge=0, le=100_000_000)
     gpu_watts: float | None = Field(default=None, ge=0, le=5000)
     system_watts: float | None = Field(default=None, ge=0, le=100_000)
-    utilization: float | None = Field(default=None, gt=0, le=1, description="share of hours")
+    utilization: float | None = Field(
+        default=None, ge=d.MIN_UTILIZATION, le=1, description="share of hours"
+    )
     electricity_usd_per_kwh: Decimal | None = Field(default=None, ge=0, le=10)
     pue: float | None = Field(default=None, ge=1, le=3)
-    years: float | None = Field(default=None, gt=0, le=20)
+    years: float | None = Field(default=None, ge=d.MIN_YEARS, le=20)
     resale_pct: float | None = Field(default=None, ge=0, lt=1, description="0 disables resale")
     cloud_usd_per_hour: Decimal | None = Field(
         default=None, ge=0, le=1000, description="per GPU-hour"

@@ -166,3 +166,24 @@ def test_standard_quotes_are_listed_after_the_recompute(
     users = tco_client.get("/quotes").json()["items"]
     assert own.json()["id"] not in [q["id"] for q in users + listed]
     assert tco_client.get(f"/quotes/{own.json()['id']}").status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("candidate", "extra", "field"),
+    [
+        ({"gpu": "h100-sxm5", "acquisition": "rent", "rent_hours": 1e-30}, {}, "rent_hours"),
+        ({"gpu": "rtx-3090", "utilization": 1e-30}, {}, "utilization"),
+        ({"gpu": "rtx-3090"}, {"years": 1e-30}, "years"),
+        ({"gpu": "rtx-3090"}, {"utilization": 5e-324}, "utilization"),
+    ],
+)
+def test_vanishing_hours_in_a_comparison_are_a_422_naming_the_field(
+    tco_client: TestClient,  # noqa: F811
+    candidate: dict[str, object],
+    extra: dict[str, object],
+    field: str,
+) -> None:
+    body = {"candidates": [candidate, {"gpu": "rtx-a6000"}], **extra}
+    response = tco_client.post("/quotes/compare", json=body)
+    assert response.status_code == 422
+    assert field in response.json()["message"]

@@ -197,3 +197,25 @@ def test_a_stale_purchase_price_is_todays_estimate_as_the_ranking_has_it(
     assert refused.status_code == 422
     message = refused.json()["message"]
     assert "purchase_usd" in message and unpriced["reason"] in message
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("utilization", "1e-30"),
+        ("utilization", "5e-324"),
+        ("years", "1e-30"),
+        ("years", "1e-300"),
+    ],
+)
+def test_vanishing_utilization_or_years_is_a_422_naming_the_field(
+    tco_client: TestClient, field: str, value: str
+) -> None:
+    response = tco_client.get("/tco", params={**SEED_PARAMS, field: value})
+    assert response.status_code == 422
+    assert response.json()["message"].startswith(f"{field}:")
+
+
+def test_the_smallest_accepted_utilization_and_years_answer(tco_client: TestClient) -> None:
+    params = {**SEED_PARAMS, "utilization": "0.001", "years": str(1 / 365)}
+    assert tco_client.get("/tco", params=params).status_code == 200
