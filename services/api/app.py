@@ -25,6 +25,7 @@ from services.api.quotes.router import router as quotes_router
 from services.api.ratelimit import RateLimiter
 from services.api.recommend.cache import ResponseCache
 from services.api.recommend.router import router as recommend_router
+from services.api.security_headers import SecurityHeaders
 from services.api.sources.router import router as sources_router
 from services.api.strict import reject_unknown_query
 from services.api.tco.router import router as tco_router
@@ -83,6 +84,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # which count the refusals (route "unmatched").
     app.add_middleware(InputGuard, max_bytes=settings.max_request_bytes)
     metrics.install(app)
+    # Outermost: refusals and errors carry the headers too.
+    app.add_middleware(SecurityHeaders)
     app.state.rate_limiter = RateLimiter(settings.rate_limit_per_minute, settings.broker_url)
     reads = openapi_security.read_dependencies(settings)
     # JSON routes refuse unknown query parameters; pages keep their own error pages.
