@@ -103,7 +103,15 @@ def forbidden_reason(ip: IPAddress) -> str | None:
 
 def check_url(url: str, allowlist: Allowlist, resolver: Resolver = system_resolver) -> Target:
     """The target to connect to, or BlockedUrl naming why not."""
-    parts = urlsplit(url.strip())
+    # urlsplit silently drops CR, LF and tab (WHATWG rules), so the URL we would store and
+    # show is not the one we would call, and a CR/LF could split a header or log line.
+    unsafe = next((c for c in url if ord(c) < 0x20 or ord(c) == 0x7F or c == " "), None)
+    if unsafe is not None:
+        raise BlockedUrl(
+            f"the URL holds {repr(unsafe)[1:-1] if unsafe != ' ' else 'a space'}: control "
+            "characters and spaces are not allowed (percent-encode them)"
+        )
+    parts = urlsplit(url)
     if parts.scheme not in SCHEMES:
         raise BlockedUrl(f"scheme must be http or https, not {parts.scheme or 'none'!r}")
     if parts.username or parts.password:

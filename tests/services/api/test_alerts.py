@@ -154,6 +154,11 @@ def test_per_key_rate_limit_answers_429_with_retry_after(make_client, alerts_db)
         ("http://0x7f000001:8080/", None),  # 127.0.0.1 spelled in hex: allowlisted here
         ("http://10.0.0.1/hook", "private"),
         ("gopher://example.com/", "scheme"),
+        # CR/LF and tab would be dropped by the URL parser but kept in the stored URL.
+        ("http://0x7f000001:8080/hook\r\nX-Injected: 1", "\\r"),
+        ("http://0x7f000001:8080/ho\nok", "\\n"),
+        ("http://0x7f000001:8080/a\tb", "\\t"),
+        ("http://0x7f000001:8080/a b", "space"),
     ],
 )
 def test_webhook_urls_are_checked_at_registration(make_client, alerts_db, url, hint):
