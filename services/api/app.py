@@ -10,10 +10,11 @@ from fastapi import Depends, FastAPI
 from fastapi_offline import FastAPIOffline
 from starlette.concurrency import run_in_threadpool
 
-from services.api import errors, metrics, openapi_security
+from services.api import errors, metrics, openapi_security, process_lock
 from services.api.alerts.router import router as alerts_router
 from services.api.charts.router import router as charts_router
 from services.api.charts.series_cache import SeriesCache
+from services.api.forwarded import ForwardedClient
 from services.api.gpus.router import router as gpus_router
 from services.api.guard import InputGuard
 from services.api.health.router import FreshnessCache
@@ -46,6 +47,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        # Without a broker this process's scheduler, jobs and limits are the only ones.
+        single = settings.in_process_tasks and settings.inprocess_scheduler
+        lock = process_lock.hold(settings.data_dir) if single else None
         # Requests and background jobs share this one context: its database, settings,
         # model and dispatcher.
         ctx = open_context(settings)
@@ -64,6 +68,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if scheduler is not None:
             scheduler.stop()
         close_context(ctx)
+        if lock is not None:
+            process_lock.release(lock)
 
     # Swagger UI and ReDoc from fastapi-offline's packaged assets, not a CDN: /docs and
     # /redoc must work on closed procurement networks.
@@ -84,8 +90,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # which count the refusals (route "unmatched").
     app.add_middleware(InputGuard, max_bytes=settings.max_request_bytes)
     metrics.install(app)
-    # Outermost: refusals and errors carry the headers too.
+    # Outermost: refusals and errors carry the headers too; the client is known before
+    # anything counts it.
     app.add_middleware(SecurityHeaders)
+    app.add_middleware(ForwardedClient, trusted_proxies=settings.trusted_proxies)
     app.state.rate_limiter = RateLimiter(settings.rate_limit_per_minute, settings.broker_url)
     reads = openapi_security.read_dependencies(settings)
     # JSON routes refuse unknown query parameters; pages keep their own error pages.

@@ -12,12 +12,14 @@ from sqlmodel import Session
 from starlette.concurrency import run_in_threadpool
 
 from services.api.deps import SessionDep, SettingsDep
+from services.api.forwarded import client_of
 from services.api.ratelimit import RateLimiter
 from shared.alerts.keys import verify_key
 from shared.alerts.models import ApiKey
 from shared.kit.settings import Settings
 
 SCOPE_RANK = {"read": 0, "write": 1}
+INVALID_KEYS = "invalid-keys"  # the rate limiter's namespace for failed key checks
 # Declares the scheme in the OpenAPI document for every endpoint that reads a key; it
 # never answers itself (auto_error=False): the checks below give the envelope's 401/403.
 BEARER = HTTPBearer(
@@ -42,6 +44,17 @@ def _unauthorized(message: str) -> HTTPException:
     )
 
 
+def _invalid_keys(request: Request) -> RateLimiter:
+    """Failed key checks per client, at the per-key limit: a client guessing keys (or
+    replaying a revoked one in a loop) is slowed like one key would be."""
+    base: RateLimiter = request.app.state.rate_limiter
+    return base.scoped(INVALID_KEYS, base.per_minute)
+
+
+def _too_many(wait: float, message: str) -> HTTPException:
+    return HTTPException(429, detail={"message": message}, headers={"Retry-After": str(int(wait))})
+
+
 def require_scope(scope: str) -> Callable[..., ApiKey]:
     def dependency(
         request: Request, session: SessionDep, settings: SettingsDep, _: Credentials = None
@@ -49,8 +62,16 @@ def require_scope(scope: str) -> Callable[..., ApiKey]:
         token = _bearer(request)
         if token is None:
             raise _unauthorized("Authorization: Bearer <API key> is required")
+        invalid = _invalid_keys(request)
+        client = client_of(request)
+        # A client over its budget of failed checks is refused before the lookup, so a
+        # guess cannot be told right from wrong until the window has passed.
+        wait = invalid.waiting(client)
+        if wait is not None:
+            raise _too_many(wait, f"too many invalid API keys from {client}; try again later")
         key = verify_key(session, token)
         if key is None:
+            invalid.hit(client)
             raise _unauthorized("unknown or revoked API key")
         if SCOPE_RANK[key.scope] < SCOPE_RANK[scope]:
             raise HTTPException(
@@ -60,11 +81,7 @@ def require_scope(scope: str) -> Callable[..., ApiKey]:
         assert key.id is not None
         wait = limiter.hit(key.id)
         if wait is not None:
-            raise HTTPException(
-                429,
-                detail={"message": f"rate limit of {limiter.per_minute} requests per minute"},
-                headers={"Retry-After": str(int(wait))},
-            )
+            raise _too_many(wait, f"rate limit of {limiter.per_minute} requests per minute")
         return key
 
     return dependency

@@ -11,7 +11,7 @@ import os
 import time
 from collections.abc import Iterator
 
-from fastapi import FastAPI, Request, Response
+from fastapi import Depends, FastAPI, Request, Response
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     CollectorRegistry,
@@ -27,6 +27,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from services.api.auth import optional_read_key
 from shared.kit.broker import queue_depths
 from shared.kit.settings import Settings
 from shared.models import TaskRun
@@ -129,7 +130,9 @@ def install(app: FastAPI) -> None:
 
     app.add_middleware(RequestMetrics, requests=requests, latency=latency)
 
-    @app.get("/metrics", include_in_schema=False)
+    # With keyed reads the metrics are a read like any other (request counts by route and
+    # status, queue depths): a read key, else 401.
+    @app.get("/metrics", include_in_schema=False, dependencies=[Depends(optional_read_key)])
     def metrics(request: Request) -> Response:
         exposition = CollectorRegistry()
         if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):

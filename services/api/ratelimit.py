@@ -29,16 +29,19 @@ WINDOW_S = 60
 # The in-memory table is swept of idle keys when it holds more than this many.
 SWEEP_AT = 10_000
 
-# KEYS[1]: the key's log; ARGV: now, window, limit, a unique member. Atomic in Redis, so
-# every API process sees the same count. Returns "ok", or the seconds to wait as text
-# (a Lua number would come back truncated to an integer).
+# KEYS[1]: the key's log; ARGV: now, window, limit, a unique member, "1" to count the
+# request ("0" only asks whether one would be admitted). Atomic in Redis, so every API
+# process sees the same count. Returns "ok", or the seconds to wait as text (a Lua number
+# would come back truncated to an integer).
 _SLIDING_LOG = """
 local now = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
 if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[3]) then
-  redis.call('ZADD', KEYS[1], now, ARGV[4])
-  redis.call('PEXPIRE', KEYS[1], math.ceil(window * 1000))
+  if ARGV[5] == '1' then
+    redis.call('ZADD', KEYS[1], now, ARGV[4])
+    redis.call('PEXPIRE', KEYS[1], math.ceil(window * 1000))
+  end
   return 'ok'
 end
 local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
@@ -74,29 +77,38 @@ class RateLimiter:
 
     def hit(self, key: int | str) -> float | None:
         """Count one request; seconds to wait when over the limit, else None."""
+        return self._check(key, count=True)
+
+    def waiting(self, key: int | str) -> float | None:
+        """Seconds to wait if `key` sent a request now (None: it would be admitted),
+        without counting one."""
+        return self._check(key, count=False)
+
+    def _check(self, key: int | str, count: bool) -> float | None:
         now = self._clock()
-        wait = self._hit_redis(key, now) if self._script is not None else None
+        wait = self._hit_redis(key, now, count) if self._script is not None else None
         if wait is None:
-            wait = self._hit_memory(key, now)
+            wait = self._hit_memory(key, now, count)
         if wait is None or wait <= 0:
             return None
         return max(1.0, float(math.ceil(wait)))  # whole seconds: Retry-After is exact
 
-    def _hit_redis(self, key: int | str, now: float) -> float | None:
+    def _hit_redis(self, key: int | str, now: float, count: bool = True) -> float | None:
         """Seconds to wait (0 when admitted), or None when Redis is unreachable."""
         # The per-key limit keeps unprefixed names; scoped limits add their namespace.
         scope = f"{self.namespace}:" if self.namespace else ""
         name = f"gpu-advisor:ratelimit:log:{scope}{key}"
         try:
             answer = self._script(
-                keys=[name], args=[repr(now), WINDOW_S, self.per_minute, uuid.uuid4().hex]
+                keys=[name],
+                args=[repr(now), WINDOW_S, self.per_minute, uuid.uuid4().hex, int(count)],
             )
         except redis.RedisError:
             return None  # a broker outage must not lock every client out: count locally
         text = answer.decode() if isinstance(answer, bytes) else str(answer)
         return 0.0 if text == "ok" else float(text)
 
-    def _hit_memory(self, key: int | str, now: float) -> float | None:
+    def _hit_memory(self, key: int | str, now: float, count: bool = True) -> float | None:
         start = now - WINDOW_S
         with self._lock:
             if len(self._logs) > SWEEP_AT:
@@ -106,7 +118,8 @@ class RateLimiter:
             while log and log[0] <= start:
                 log.popleft()
             if len(log) < self.per_minute:
-                log.append(now)
+                if count:
+                    log.append(now)
                 return None
             return log[0] + WINDOW_S - now
 

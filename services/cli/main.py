@@ -58,6 +58,8 @@ def serve(
         raise typer.Exit(2)
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    from services.api.server import StallGuard
+
     uvicorn.run(
         "services.api.app:create_app",
         factory=True,
@@ -65,6 +67,10 @@ def serve(
         port=port,
         workers=workers,
         log_level="info",
+        http=StallGuard,
+        # The app decides whom X-Forwarded-For may come from (GPU_ADVISOR_TRUSTED_PROXIES);
+        # uvicorn's default would trust it from any local process.
+        proxy_headers=False,
     )
 
 

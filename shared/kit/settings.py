@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import ipaddress
 from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, Field, model_validator
+from pydantic import AliasChoices, Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -61,6 +62,15 @@ class Settings(BaseSettings):
     scrape_sources: str = ""
     # The largest request body the API reads (413 beyond it); its JSON bodies are small.
     max_request_bytes: int = Field(default=1_048_576, ge=1024)
+    # A connection must deliver a whole request head this soon after it opens (or after
+    # its previous response), and a body must not pause longer than the body timeout:
+    # a stalled client is closed instead of holding a connection and a task forever.
+    request_header_timeout_s: float = Field(default=10.0, gt=0, le=300)
+    request_body_timeout_s: float = Field(default=30.0, gt=0, le=600)
+    # Proxies whose X-Forwarded-For names the client (IPs or CIDRs, comma-separated):
+    # "127.0.0.1" behind a local reverse proxy. Empty: the connecting address is the
+    # client, and the header is ignored.
+    trusted_proxies: str = ""
     # API keys and webhooks.
     require_key_for_reads: bool = False
     rate_limit_per_minute: int = Field(default=120, ge=1)
@@ -147,6 +157,16 @@ class Settings(BaseSettings):
             name, _, seconds = item.partition("=")
             schedule[name.strip()] = int(seconds) if seconds else 21600
         return schedule
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _proxies_are_addresses(cls, value: str) -> str:
+        for item in filter(None, (part.strip() for part in value.split(","))):
+            try:
+                ipaddress.ip_network(item, strict=False)
+            except ValueError:
+                raise ValueError(f"{item!r} is not an IP address or CIDR") from None
+        return value
 
     @property
     def sqlalchemy_url(self) -> str:

@@ -5,13 +5,13 @@ Who makes a quote decides who may list it: see `Maker` and `listing`.
 
 from __future__ import annotations
 
-import ipaddress
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from fastapi import HTTPException, Request
 from sqlmodel import Session
 
+from services.api.forwarded import client_of
 from services.api.quotes.schemas import QuoteList, QuoteOut
 from services.api.ratelimit import RateLimiter
 from shared.alerts.models import ApiKey
@@ -33,20 +33,6 @@ class Maker:
 
     key_id: int | None
     admit: Callable[[], None] | None = None
-
-
-def client_of(request: Request) -> str:
-    """The client's address as the limit counts it: the IP, or its /64 for IPv6, since one
-    IPv6 client commonly holds a whole /64. Behind a proxy this is the address uvicorn
-    took from X-Forwarded-For (only for --forwarded-allow-ips), never a raw header."""
-    host = request.client.host if request.client else ""
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        return host or "unknown"
-    if address.version == 6:
-        return str(ipaddress.ip_network(f"{address}/64", strict=False))
-    return str(address)
 
 
 def admit_anonymous(request: Request, settings: Settings) -> None:

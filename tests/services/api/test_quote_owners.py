@@ -344,3 +344,27 @@ def test_migration_0008_keeps_standard_quotes_and_makes_the_rest_anonymous(
     finally:
         if pg_name:
             _drop_postgres_database(pg_name)
+
+
+def test_invalid_keys_are_rate_limited_per_client(make_client: MakeClient, owners_db: str) -> None:
+    client = make_client(rate_limit_per_minute=3)
+    bad = {"Authorization": "Bearer gpa_nope_0123456789"}
+    statuses = [client.get("/alerts", headers=bad).status_code for _ in range(4)]
+    assert statuses == [401, 401, 401, 429]
+    refused = client.get("/alerts", headers=bad)
+    assert refused.status_code == 429 and int(refused.headers["retry-after"]) >= 1
+    # Over its budget the client is refused before the lookup: a right guess looks the same.
+    good = new_key(owners_db)
+    assert client.get("/alerts", headers=good).status_code == 429
+    # Another client's check runs: the key verifies (403: a read key, /alerts needs write).
+    other = make_client(("198.51.100.9", 50000), rate_limit_per_minute=3)
+    assert other.get("/alerts", headers=good).status_code == 403
+
+
+def test_metrics_need_a_read_key_when_reads_do(make_client: MakeClient, owners_db: str) -> None:
+    open_reads = make_client()
+    assert open_reads.get("/metrics").status_code == 200
+    keyed = make_client(("198.51.100.10", 50000), require_key_for_reads=True)
+    assert keyed.get("/metrics").status_code == 401
+    answer = keyed.get("/metrics", headers=new_key(owners_db))
+    assert answer.status_code == 200 and "gpu_advisor_http_requests" in answer.text
