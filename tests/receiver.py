@@ -31,6 +31,10 @@ class Receiver:
         self.received: list[Received] = []
         self.script = Script()
         self._lock = threading.Lock()
+        # Open unless a test holds the answers (`hold`): receivers that never answer
+        # until released.
+        self._gate = threading.Event()
+        self._gate.set()
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -39,6 +43,7 @@ class Receiver:
                 body = self.rfile.read(length).decode()
                 status, headers = receiver._next(self.path, dict(self.headers.items()), body)
                 time.sleep(receiver.script.delay_s)
+                receiver._gate.wait(timeout=120)
                 self.send_response(status)
                 for name, value in headers.items():
                     self.send_header(name, value)
@@ -69,11 +74,19 @@ class Receiver:
         with self._lock:
             self.script = Script(list(responses), delay_s)
 
+    def hold(self) -> None:
+        """Keep every answer until `release`."""
+        self._gate.clear()
+
+    def release(self) -> None:
+        self._gate.set()
+
     def start(self) -> Receiver:
         self._thread.start()
         return self
 
     def stop(self) -> None:
+        self.release()
         self.server.shutdown()
         self.server.server_close()
 

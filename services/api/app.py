@@ -11,6 +11,7 @@ from fastapi_offline import FastAPIOffline
 from starlette.concurrency import run_in_threadpool
 
 from services.api import errors, metrics, openapi_security, process_lock
+from services.api.alerts.inflight import TestsInFlight
 from services.api.alerts.router import router as alerts_router
 from services.api.charts.router import router as charts_router
 from services.api.charts.series_cache import SeriesCache
@@ -85,6 +86,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.freshness_cache = FreshnessCache()
     app.state.price_cache = PriceCache()
     app.state.series_cache = SeriesCache()
+    app.state.webhook_tests = TestsInFlight(settings.webhook_tests_per_key)
     errors.install(app)
     # Bad input is refused before routes and the database; inside the request metrics,
     # which count the refusals (route "unmatched").

@@ -97,10 +97,21 @@ def post(
     The whole attempt, headers included, must finish within `webhook_timeout_s`: httpx's
     timeouts bound each read, so a receiver trickling bytes could otherwise hold a sender.
     """
+    return asyncio.run(post_async(target, headers, payload, settings, transport))
+
+
+async def post_async(
+    target: Target,
+    headers: dict[str, str],
+    payload: str,
+    settings: Settings,
+    transport: httpx.AsyncBaseTransport | None = None,
+) -> Outcome:
+    """`post` for callers on an event loop: waiting on the receiver holds no thread."""
     started = time.perf_counter()
     try:
-        status, response_headers = asyncio.run(
-            _post(target, headers, payload, settings.webhook_timeout_s, transport)
+        status, response_headers = await _post(
+            target, headers, payload, settings.webhook_timeout_s, transport
         )
     except (httpx.HTTPError, TimeoutError) as exc:
         elapsed = int((time.perf_counter() - started) * 1000)
@@ -208,6 +219,30 @@ def send(
     return post(
         target, sign_headers(secret, webhook_id, payload, when), payload, settings, transport
     )
+
+
+async def send_async(
+    url: str,
+    secret: str,
+    webhook_id: str,
+    payload: str,
+    settings: Settings,
+    when: datetime,
+    resolver: Resolver = system_resolver,
+    transport: httpx.AsyncBaseTransport | None = None,
+) -> Outcome:
+    """`send` on an event loop: the address check (a DNS lookup, bounded by the webhook
+    timeout) runs on a thread, the POST on the loop."""
+    allowlist = Allowlist.parse(settings.webhook_allowlist)
+    try:
+        async with asyncio.timeout(settings.webhook_timeout_s):
+            target = await asyncio.to_thread(check_url, url, allowlist, resolver)
+    except BlockedUrl as exc:
+        return Outcome(None, 0, f"blocked: {exc}")
+    except TimeoutError:
+        return Outcome(None, 0, f"blocked: no DNS answer within {settings.webhook_timeout_s:g} s")
+    headers = sign_headers(secret, webhook_id, payload, when)
+    return await post_async(target, headers, payload, settings, transport)
 
 
 def record(

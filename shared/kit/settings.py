@@ -79,6 +79,8 @@ class Settings(BaseSettings):
     # Hosts or CIDRs webhooks may target although private (e.g. "127.0.0.1,10.1.0.0/16").
     webhook_allowlist: str = ""
     webhook_timeout_s: float = Field(default=10.0, gt=0)
+    # POST /alerts/{id}/test calls in flight at once per API key (per API process).
+    webhook_tests_per_key: int = Field(default=2, ge=1, le=50)
     webhook_disable_after_days: float = Field(default=5.0, gt=0)
     alert_cooldown_s: int = Field(default=3600, ge=0)
     alert_dispatch_interval_s: float = Field(default=5.0, gt=0)

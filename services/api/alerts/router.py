@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Query, Request, Response
+from starlette.concurrency import run_in_threadpool
 
 from services.api.alerts import service
+from services.api.alerts.inflight import TestsInFlight
 from services.api.alerts.schemas import (
     AlertCreate,
     AlertCreated,
@@ -18,6 +20,7 @@ from services.api.alerts.schemas import (
 )
 from services.api.auth import WriteKey
 from services.api.deps import SessionDep, SettingsDep
+from shared.alerts.delivery import send_async
 
 router = APIRouter(prefix="/alerts", tags=["alerts"])
 
@@ -54,10 +57,24 @@ def delete_alert(alert_id: str, key: WriteKey, session: SessionDep) -> Response:
 
 
 @router.post("/{alert_id}/test", response_model=TestResult)
-def test_alert(
-    alert_id: str, key: WriteKey, session: SessionDep, settings: SettingsDep
+async def test_alert(
+    alert_id: str, request: Request, key: WriteKey, session: SessionDep, settings: SettingsDep
 ) -> TestResult:
-    return service.send_test(session, service.owned(session, key, alert_id), settings)
+    """Send a signed test event now. Async: while the receiver answers, no worker thread
+    and no database connection is held (the database steps run on the thread pool)."""
+    inflight: TestsInFlight = request.app.state.webhook_tests
+    assert key.id is not None
+    async with inflight.slot(key.id):
+        prepared = await run_in_threadpool(service.prepare_test, session, key, alert_id)
+        outcome = await send_async(
+            prepared.url,
+            prepared.secret,
+            prepared.event.webhook_id,
+            prepared.event.payload,
+            settings,
+            prepared.at,
+        )
+        return await run_in_threadpool(service.record_test, session, prepared, outcome)
 
 
 @router.get("/{alert_id}/deliveries", response_model=DeliveryList)

@@ -6,6 +6,7 @@ import base64
 import json
 import secrets
 import uuid
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from fastapi import HTTPException
@@ -20,7 +21,7 @@ from services.api.alerts.schemas import (
     TestResult,
 )
 from services.api.errors import InvalidParameter
-from shared.alerts.delivery import send, test_payload
+from shared.alerts.delivery import Outcome, test_payload
 from shared.alerts.evaluate import new_event
 from shared.alerts.models import Alert, AlertEvent, ApiKey, DeliveryAttempt
 from shared.alerts.ssrf import Allowlist, BlockedUrl, check_url
@@ -128,28 +129,41 @@ def delete(session: Session, alert: Alert) -> None:
     session.flush()
 
 
-def send_test(session: Session, alert: Alert, settings: Settings) -> TestResult:
-    """A signed test event, now; the answer holds status and latency, never the body.
+@dataclass(frozen=True, slots=True)
+class PreparedTest:
+    """A test event of an alert, not stored yet, and where it goes."""
 
-    No transaction or pooled connection is held while the receiver answers: a slow
-    receiver once held SQLite's write lock (other writes failed) and, 45 at a time,
-    PostgreSQL's pool. The event is stored with its outcome afterwards (a test event is
-    never queued for the retrying sender, so nothing is stored before the call).
-    """
+    alert_id: str
+    event: AlertEvent
+    url: str
+    secret: str
+    at: datetime
+
+
+def prepare_test(session: Session, owner: ApiKey, alert_id: str) -> PreparedTest:
+    """The owner's alert's test event; ends the transaction, so no connection (nor SQLite's
+    lock) is held while the receiver answers."""
+    alert = owned(session, owner, alert_id)
     now = datetime.now(UTC)
     event = new_event(
         alert, f"test:{uuid.uuid4().hex}", "alert.test", test_payload(alert, now), now
     )
-    url, secret = alert.url, alert.secret
+    prepared = PreparedTest(alert.id, event, alert.url, alert.secret, now)
     session.commit()  # ends the read transaction and returns the connection to the pool
-    outcome = send(url, secret, event.webhook_id, event.payload, settings, now)
+    return prepared
+
+
+def record_test(session: Session, prepared: PreparedTest, outcome: Outcome) -> TestResult:
+    """Store the test event with its outcome (a test event is never queued for the
+    retrying sender, so nothing was stored before the call)."""
+    event, now = prepared.event, prepared.at
     session.add(event)
     session.flush()
     assert event.id is not None
     session.add(
         DeliveryAttempt(
             event_id=event.id,
-            alert_id=alert.id,
+            alert_id=prepared.alert_id,
             attempted_at=now,
             status_code=outcome.status_code,
             duration_ms=outcome.duration_ms,
