@@ -216,8 +216,10 @@ class TaskRun(SQLModel, table=True):
 
 
 class UnsentTask(SQLModel, table=True):
-    """A task whose enqueue failed after its data committed (broker down): kept here
-    until a periodic sweep sends it, so no price change is left without its recompute."""
+    """The broker's outbox (shared/kit/outbox.py): a task written in the transaction that
+    caused it, relayed to Celery after the commit and deleted once sent; a failed send
+    (broker down) stays with its attempts until a relay gets it through, so no price change
+    is left without its recompute. `attempts` 0: not tried yet."""
 
     __tablename__ = "unsent_task"
 

@@ -1,7 +1,9 @@
 """Background work after a commit: Celery when a broker is configured, in-process otherwise.
 
 Work is enqueued only once the transaction that caused it has committed, so a rolled-back
-transaction enqueues nothing, and tasks receive ids, never ORM objects.
+transaction enqueues nothing, and tasks receive ids, never ORM objects. Both dispatchers
+write the work into that transaction (the job table, `jobqueue.py`; the broker's outbox,
+`outbox.py`) and pick it up after the commit.
 """
 
 from __future__ import annotations
@@ -15,9 +17,7 @@ from typing import Any
 
 from sqlalchemy import event
 from sqlalchemy.engine import Connection, Engine
-from sqlmodel import Session, col, select
-
-from shared.kit.settings import Settings
+from sqlmodel import Session
 
 log = logging.getLogger(__name__)
 
@@ -49,22 +49,6 @@ class Dispatcher:
 
     def wake(self) -> None:
         """Look for queued work now (a dispatcher that queues in the database)."""
-
-
-class CeleryDispatcher(Dispatcher):
-    """Sends by task name, so shared code never imports the worker package."""
-
-    def __init__(self, settings: Settings) -> None:
-        from celery import Celery
-
-        self._client = Celery("gpu-advisor-client", broker=settings.broker_url)
-        self._client.conf.broker_transport_options = {
-            "visibility_timeout": settings.redis_visibility_timeout_s
-        }
-        self._client.conf.broker_connection_retry_on_startup = True
-
-    def send(self, call: TaskCall) -> None:
-        self._client.send_task(call.name, args=list(call.args), queue=call.queue)
 
 
 def bind_dispatcher(session: Session, dispatcher: Dispatcher) -> None:
@@ -138,29 +122,6 @@ def park(bind: Engine | Connection, call: TaskCall, error: Exception) -> None:
     except Exception:
         # Database gone too: the daily full recompute still catches up.
         log.exception("could not park %s", call.name)
-
-
-def resend_unsent(bind: Engine, dispatcher: Dispatcher, limit: int = 200) -> dict[str, int]:
-    """Send parked tasks; those that fail again stay parked with their attempt count."""
-    from shared.models import UnsentTask
-
-    counts = {"sent": 0, "failed": 0}
-    with Session(bind) as session:
-        query = select(UnsentTask).order_by(col(UnsentTask.id)).limit(limit)
-        for row in session.exec(query.with_for_update(skip_locked=True)).all():
-            call = TaskCall(row.name, tuple(json.loads(row.args)), row.queue)
-            try:
-                dispatcher.send(call)
-            except Exception as exc:
-                row.attempts += 1
-                row.last_error = error_text(exc)
-                session.add(row)
-                counts["failed"] += 1
-                continue
-            session.delete(row)
-            counts["sent"] += 1
-        session.commit()
-    return counts
 
 
 def recompute_call(gpu_ids: list[str] | None) -> TaskCall:

@@ -23,9 +23,9 @@ from shared.kit.events import (
     Job,
     TaskCall,
     enqueue_after_commit,
-    resend_unsent,
 )
 from shared.kit.faults import fault
+from shared.kit.outbox import relay
 from shared.quotes.jobs import RECOMPUTE_QUOTES, quotes_call, recompute_standard_quotes_job
 from shared.scoring.compute import recompute_scores
 
@@ -70,7 +70,9 @@ def full_recompute_job(ctx: Context) -> dict[str, Any]:
 
 
 def resend_unsent_job(ctx: Context) -> dict[str, Any]:
-    return resend_unsent(ctx.engine, ctx.dispatcher)
+    """Relay the outbox: what a killed process committed but never relayed, and what a
+    broker outage left (coalesced calls merged)."""
+    return relay(ctx.engine, ctx.dispatcher.send, COALESCED)
 
 
 def full_recompute_call() -> TaskCall:

@@ -6,8 +6,9 @@ from sqlalchemy.engine import Engine
 
 from shared.kit.context import Context
 from shared.kit.db import engine_for
-from shared.kit.events import CeleryDispatcher, Dispatcher
+from shared.kit.events import Dispatcher
 from shared.kit.inprocess import InProcessDispatcher, RetryPolicy
+from shared.kit.outbox import CeleryDispatcher
 from shared.kit.settings import Settings
 from shared.perfmodel.classmodel import ClassModel
 from shared.perfmodel.registry import get_model
@@ -21,7 +22,7 @@ def open_context(
     in-process dispatcher whose jobs run against this same context."""
     dispatcher: Dispatcher
     if settings.broker_url:
-        dispatcher = CeleryDispatcher(settings)
+        dispatcher = CeleryDispatcher(settings, coalesce=COALESCED)
     else:
         dispatcher = InProcessDispatcher(
             JOBS,
@@ -43,11 +44,14 @@ def open_context(
     )
     if isinstance(dispatcher, InProcessDispatcher):
         dispatcher.attach(ctx)
+    elif isinstance(dispatcher, CeleryDispatcher):
+        dispatcher.attach(ctx.engine)
     return ctx
 
 
 def close_context(ctx: Context) -> None:
-    """Finish in-process work, then release the database connections."""
-    if isinstance(ctx.dispatcher, InProcessDispatcher):
+    """Finish in-process work (relay the broker's outbox), then release the database
+    connections."""
+    if isinstance(ctx.dispatcher, InProcessDispatcher | CeleryDispatcher):
         ctx.dispatcher.shutdown()
     ctx.engine.dispose()

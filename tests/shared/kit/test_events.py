@@ -10,8 +10,8 @@ from shared.kit.events import (
     TaskCall,
     bind_dispatcher,
     enqueue_after_commit,
-    resend_unsent,
 )
+from shared.kit.outbox import relay
 from shared.models import UnsentTask
 
 
@@ -38,9 +38,9 @@ def test_a_failed_enqueue_is_parked_and_resent_when_the_broker_is_back(engine):
         [parked] = session.exec(select(UnsentTask)).all()
     assert (parked.name, parked.queue, parked.args) == (CALL.name, "compute", '[["rtx-3090"]]')
     assert "unreachable" in (parked.last_error or "")
-    assert resend_unsent(engine, broker) == {"sent": 0, "failed": 1}
+    assert relay(engine, broker.send) == {"sent": 0, "failed": 1, "rows": 0}
     broker.up = True
-    assert resend_unsent(engine, broker) == {"sent": 1, "failed": 0}
+    assert relay(engine, broker.send) == {"sent": 1, "failed": 0, "rows": 1}
     assert broker.sent == [CALL]
     with session_scope(engine) as session:
         assert session.exec(select(UnsentTask)).all() == []
@@ -56,5 +56,5 @@ def test_a_rolled_back_transaction_parks_and_sends_nothing(engine):
     except RuntimeError:
         pass
     broker.up = True
-    assert resend_unsent(engine, broker) == {"sent": 0, "failed": 0}
+    assert relay(engine, broker.send) == {"sent": 0, "failed": 0, "rows": 0}
     assert broker.sent == []
