@@ -85,7 +85,7 @@ def _retry_after(headers: httpx.Headers, now: datetime) -> float | None:
     return min(max(0.0, (when - now).total_seconds()), MAX_RETRY_AFTER_S)
 
 
-def post(
+async def post_async(
     target: Target,
     headers: dict[str, str],
     payload: str,
@@ -97,17 +97,6 @@ def post(
     The whole attempt, headers included, must finish within `webhook_timeout_s`: httpx's
     timeouts bound each read, so a receiver trickling bytes could otherwise hold a sender.
     """
-    return asyncio.run(post_async(target, headers, payload, settings, transport))
-
-
-async def post_async(
-    target: Target,
-    headers: dict[str, str],
-    payload: str,
-    settings: Settings,
-    transport: httpx.AsyncBaseTransport | None = None,
-) -> Outcome:
-    """`post` for callers on an event loop: waiting on the receiver holds no thread."""
     started = time.perf_counter()
     try:
         status, response_headers = await _post(
@@ -212,12 +201,9 @@ def send(
     resolver: Resolver = system_resolver,
     transport: httpx.AsyncBaseTransport | None = None,
 ) -> Outcome:
-    try:
-        target = check_url(url, Allowlist.parse(settings.webhook_allowlist), resolver)
-    except BlockedUrl as exc:
-        return Outcome(None, 0, f"blocked: {exc}")
-    return post(
-        target, sign_headers(secret, webhook_id, payload, when), payload, settings, transport
+    """`send_async` for a thread of its own (the retrying sender)."""
+    return asyncio.run(
+        send_async(url, secret, webhook_id, payload, settings, when, resolver, transport)
     )
 
 
@@ -231,8 +217,9 @@ async def send_async(
     resolver: Resolver = system_resolver,
     transport: httpx.AsyncBaseTransport | None = None,
 ) -> Outcome:
-    """`send` on an event loop: the address check (a DNS lookup, bounded by the webhook
-    timeout) runs on a thread, the POST on the loop."""
+    """Check the address and POST a signed event: the check (a DNS lookup, bounded by the
+    webhook timeout) runs on a thread, the POST on the loop, so a caller on an event loop
+    (the API's test endpoint) holds no thread while the receiver answers."""
     allowlist = Allowlist.parse(settings.webhook_allowlist)
     try:
         async with asyncio.timeout(settings.webhook_timeout_s):

@@ -23,6 +23,7 @@ board power to compare and is left out.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from functools import lru_cache
 
 from shared.catalog.specs import GpuSpec, load_catalog
@@ -35,60 +36,50 @@ POWER_INCLUDES_CPU = frozenset({"gh200"})
 POWER_EXPONENT_PRIOR, POWER_EXPONENT_PRIOR_SD = 1.0 / 3.0, 0.3
 
 
-def watts_per_tflops(gpu: GpuSpec) -> float | None:
-    """Board power per dense 16-bit peak matrix TFLOPS of a server module (None else)."""
-    if gpu.form_factor not in MODULE_FORMS or gpu.id in POWER_INCLUDES_CPU:
-        return None
+WattsPerTflops = Callable[[GpuSpec], float | None]
+
+
+def _rate_watts(gpu: GpuSpec) -> float | None:
     rate = gpu.fp16_tensor_tflops
-    if not rate or gpu.tdp_w <= 0:
+    if not rate or gpu.tdp_w <= 0 or gpu.id in POWER_INCLUDES_CPU:
         return None
     return gpu.tdp_w / rate
 
 
-@lru_cache(maxsize=1)
-def _best_fed() -> dict[str, float]:
-    """Highest W per TFLOPS among each architecture's modules in the catalog."""
+def watts_per_tflops(gpu: GpuSpec) -> float | None:
+    """Board power per dense 16-bit peak matrix TFLOPS of a server module (None else)."""
+    return _rate_watts(gpu) if gpu.form_factor in MODULE_FORMS else None
+
+
+def hbm_watts_per_tflops(gpu: GpuSpec) -> float | None:
+    """The same of a datacenter part on an architecture's large HBM die, in any form factor
+    (None for other parts)."""
+    hbm = gpu.segment == "datacenter" and gpu.memory_type.upper().startswith("HBM")
+    return _rate_watts(gpu) if hbm else None
+
+
+@lru_cache(maxsize=2)
+def _best_fed(measure: WattsPerTflops) -> dict[str, float]:
+    """Highest W per TFLOPS by `measure` among each architecture's parts in the catalog."""
     out: dict[str, float] = {}
     for gpu in load_catalog().gpus:
-        value = watts_per_tflops(gpu)
+        value = measure(gpu)
         if value is not None:
             out[gpu.architecture] = max(value, out.get(gpu.architecture, 0.0))
     return out
 
 
-def power_headroom_log(gpu: GpuSpec) -> float:
-    """log(W per TFLOPS / the architecture's best-fed module's), <= 0; 0 where undefined."""
-    value = watts_per_tflops(gpu)
-    best = _best_fed().get(gpu.architecture)
+def _headroom_log(gpu: GpuSpec, measure: WattsPerTflops) -> float:
+    value = measure(gpu)
+    best = _best_fed(measure).get(gpu.architecture)
     if value is None or best is None:
         return 0.0
     return min(0.0, math.log(value / best))
 
 
-def _hbm_watts_per_tflops(gpu: GpuSpec) -> float | None:
-    """W per dense 16-bit peak TFLOPS of a datacenter part on an architecture's large HBM
-    die, in any form factor (None for other parts)."""
-    rate = gpu.fp16_tensor_tflops
-    if (
-        gpu.segment != "datacenter"
-        or not gpu.memory_type.upper().startswith("HBM")
-        or gpu.id in POWER_INCLUDES_CPU
-        or not rate
-        or gpu.tdp_w <= 0
-    ):
-        return None
-    return gpu.tdp_w / rate
-
-
-@lru_cache(maxsize=1)
-def _best_fed_hbm() -> dict[str, float]:
-    """Highest W per TFLOPS among each architecture's HBM datacenter parts."""
-    out: dict[str, float] = {}
-    for gpu in load_catalog().gpus:
-        value = _hbm_watts_per_tflops(gpu)
-        if value is not None:
-            out[gpu.architecture] = max(value, out.get(gpu.architecture, 0.0))
-    return out
+def power_headroom_log(gpu: GpuSpec) -> float:
+    """log(W per TFLOPS / the architecture's best-fed module's), <= 0; 0 where undefined."""
+    return _headroom_log(gpu, watts_per_tflops)
 
 
 def card_power_headroom_log(gpu: GpuSpec) -> float:
@@ -98,8 +89,4 @@ def card_power_headroom_log(gpu: GpuSpec) -> float:
     The vision inference classes use it (inference.power_clock): there the data held out
     favoured it, while in training the Lambda clock term covers add-in cards and in LLM
     serving it made held-out errors worse (docs/model/classes.md, eighth round)."""
-    value = _hbm_watts_per_tflops(gpu)
-    best = _best_fed_hbm().get(gpu.architecture)
-    if value is None or best is None:
-        return 0.0
-    return min(0.0, math.log(value / best))
+    return _headroom_log(gpu, hbm_watts_per_tflops)
