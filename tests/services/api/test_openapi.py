@@ -108,3 +108,29 @@ def test_the_document_requires_a_key_exactly_where_the_app_does(
     assert writes <= required
     assert (reads <= required) if keyed else not (reads & required)
     assert ("get", "/health") not in required  # the load balancer's probe never takes a key
+
+
+def test_error_answers_are_documented_in_the_envelope_they_have(
+    market_client: TestClient,
+) -> None:
+    document = market_client.get("/openapi.json").json()
+    envelope = "#/components/schemas/ErrorEnvelope"
+    assert "HTTPValidationError" not in document["components"]["schemas"]
+
+    def refs(path: str, method: str) -> dict[str, str]:
+        responses = document["paths"][path][method]["responses"]
+        return {
+            status: answer["content"]["application/json"]["schema"]["$ref"]
+            for status, answer in responses.items()
+            if not status.startswith("2")
+        }
+
+    assert refs("/alerts/{alert_id}", "patch") == dict.fromkeys(
+        ("401", "403", "404", "413", "415", "422", "429"), envelope
+    )
+    assert refs("/gpus/{gpu_id}", "get").keys() >= {"404", "422"}
+    assert "401" not in refs("/health", "get") and "422" not in refs("/health", "get")
+    # And the answers are what the document says: a refused key and an unknown id.
+    answer = market_client.get("/alerts/nope", headers={"Authorization": "Bearer gpa_x_y"})
+    assert answer.status_code == 401 and set(answer.json()) == {"message", "detail"}
+    assert market_client.get("/gpus/rtx-9999").json().keys() == {"message", "detail"}
