@@ -8,6 +8,7 @@ shared between the server's worker threads.
 from __future__ import annotations
 
 import io
+import math
 import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
@@ -25,6 +26,23 @@ MEDIA_TYPES: dict[ImageFormat, str] = {"svg": "image/svg+xml", "png": "image/png
 # The pages' palette, so images pasted into documents match the site.
 CONDITION_COLOURS = {"new": "#4f46e5", "used": "#0d9488", "refurbished": "#b45309"}
 OTHER_COLOUR = "#64748b"
+# One colour per price-history series, as the pages' light theme draws them (style.css
+# --c0 to --c7; a test keeps the two in step). Okabe and Ito's palette, which stays
+# distinguishable with each common colour-vision deficiency, with its yellow (1.3:1 on
+# white) swapped for Paul Tol's wine. Orange and sky blue are under 3:1 on white, so each
+# series also has a dash pattern of its own, in the legend as on the line.
+SERIES_COLOURS = (
+    "#0072b2",
+    "#d55e00",
+    "#009e73",
+    "#cc79a7",
+    "#e69f00",
+    "#56b4e9",
+    "#882255",
+    "#000000",
+)
+# Solid, dashed, dotted, dash-dot; on and off lengths in line widths (style.css .d0-.d3).
+SERIES_DASHES: tuple[tuple[float, ...], ...] = ((), (4.0, 2.0), (1.0, 1.5), (4.0, 1.5, 1.0, 1.5))
 INK, MUTED, GRID = "#1e293b", "#64748b", "#e2e8f0"
 PNG_DPI = 144
 _SVG_OPEN = re.compile(rb"<svg\b[^>]*>")
@@ -32,6 +50,13 @@ _SVG_OPEN = re.compile(rb"<svg\b[^>]*>")
 
 def colour(condition: str) -> str:
     return CONDITION_COLOURS.get(condition, OTHER_COLOUR)
+
+
+def series_style(index: int) -> tuple[int, int]:
+    """(colour, dash pattern) of the index-th series: every colour once, then each colour
+    again with another pattern, so no two of the first 32 series look alike."""
+    colours, dashes = len(SERIES_COLOURS), len(SERIES_DASHES)
+    return index % colours, (index + index // colours) % dashes
 
 
 def _figure(width_in: float, height_in: float) -> Figure:
@@ -165,7 +190,11 @@ def line_chart(series: Sequence[Series], title: str, fmt: ImageFormat, desc: str
     from matplotlib.dates import date2num
     from matplotlib.ticker import FuncFormatter
 
-    figure = _figure(9.0, 4.6)
+    # The legend goes below the plot, two columns from three series on: inside it, eight
+    # series covered the lines. The figure grows by its rows rather than squeeze the plot.
+    columns = 1 if len(series) <= 2 else 2
+    legend_rows = math.ceil(len(series) / columns)
+    figure = _figure(9.0, 4.2 + 0.2 * legend_rows)
     axes = figure.add_subplot()
     _style_axes(axes)
     axes.grid(axis="y", color=GRID, linewidth=0.8)
@@ -174,12 +203,12 @@ def line_chart(series: Sequence[Series], title: str, fmt: ImageFormat, desc: str
         axes.set_axis_off()
         axes.text(0.5, 0.5, "No price observations", ha="center", va="center", color=MUTED)
         return _export(figure, fmt, title, desc)
-    styles = ["-", "--", ":", "-."]
     for index, s in enumerate(series):
         # date2num handles aware datetimes (numpy datetime64 warns on them); it is untyped.
         xs = date2num([b.start for b in s.buckets])  # type: ignore[no-untyped-call]
-        colour_ = colour(s.condition)
-        style = styles[index % len(styles)]
+        colour_index, dash_index = series_style(index)
+        colour_ = SERIES_COLOURS[colour_index]
+        dashes = SERIES_DASHES[dash_index]
         if len(xs) == 1:
             axes.plot(xs, [s.buckets[0].median], marker="D", linestyle="none", color=colour_)
             line = axes.lines[-1]
@@ -188,7 +217,8 @@ def line_chart(series: Sequence[Series], title: str, fmt: ImageFormat, desc: str
                 xs,
                 [b.median for b in s.buckets],
                 color=colour_,
-                linestyle=style,
+                # matplotlib scales dash lengths by the line width, as the pattern says.
+                linestyle=(0, dashes) if dashes else "-",
                 linewidth=1.6,
             )
             axes.fill_between(
@@ -205,5 +235,7 @@ def line_chart(series: Sequence[Series], title: str, fmt: ImageFormat, desc: str
     axes.xaxis_date()
     axes.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"${v:,.0f}"))
     axes.set_ylim(bottom=0)
-    axes.legend(loc="upper left", fontsize=8, frameon=False, labelcolor=INK)
+    figure.legend(
+        loc="outside lower left", ncols=columns, fontsize=8, frameon=False, labelcolor=INK
+    )
     return _export(figure, fmt, title, desc)

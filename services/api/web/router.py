@@ -29,6 +29,7 @@ from services.api.deps import ModelDep, SessionDep, SettingsDep
 from services.api.prices.router import check_quote
 from services.api.quotes import service as quotes_api
 from services.api.recommend.router import get_recommendation
+from services.api.strict import reject_unknown_query
 from services.api.tco.router import get_tco
 from services.api.tco.schemas import TcoResponse
 from services.api.web.check_page import check_body, check_context
@@ -63,9 +64,20 @@ def _field_errors(exc: Exception) -> list[FieldError]:
 
 class PageRoute(APIRoute):
     """A GET page: empty form fields mean "default", bad input is answered with an HTML
-    page (not JSON), and the server time goes out in a Server-Timing header."""
+    page (not JSON), and the server time goes out in a Server-Timing header.
+
+    A page whose answer comes from an API route's parameters (the recommendation, own vs
+    rent) refuses a parameter that route does not know, as the API does, with a 422 page
+    naming it and the form to fix it: a misspelt `memroy_gb` would otherwise be ignored,
+    the page would show the default as if it were the answer, and its JSON, SVG and PNG
+    links, which repeat the query, would be refused by the API. Dropping the name from the
+    links instead would leave the page silently answering another question. The quote and
+    price-check pages validate their query with the API's own models, which refuse unknown
+    fields already; the GPU and stored-quote pages take no query and their links carry none.
+    """
 
     query_defaults: ClassVar[dict[str, str]] = {}
+    refuses_unknown: ClassVar[bool] = False
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = super().get_route_handler()
@@ -74,6 +86,9 @@ class PageRoute(APIRoute):
             started = time.perf_counter()
             request = self._normalized(request)
             try:
+                if self.refuses_unknown:
+                    # The API's own check, over this route's parameters (its dependencies').
+                    await reject_unknown_query(request)
                 response = await handler(request)
             except (RequestValidationError, InputError) as exc:
                 response = await run_in_threadpool(
@@ -110,6 +125,7 @@ class PageRoute(APIRoute):
 
 class RecommendPageRoute(PageRoute):
     query_defaults = {"task": DEFAULT_TASK}
+    refuses_unknown = True
 
     def error_page(self, request: Request, errors: list[FieldError], status: int) -> Response:
         form = FormState.from_query(request.query_params)
@@ -207,6 +223,7 @@ def static(name: str, v: str | None = None) -> Response:
 
 class TcoPageRoute(HtmlPageRoute):
     query_defaults = {"gpu": DEFAULT_TCO_GPU}
+    refuses_unknown = True
 
     def error_page(self, request: Request, errors: list[FieldError], status: int) -> Response:
         context = tco_context(request.query_params, None)

@@ -81,7 +81,7 @@ def _page_chart(client: TestClient, key: Headers | None = None) -> str:
     page = client.get(f"/gpus/{GPU}", headers={**BROWSER, **(key or {})})
     assert page.status_code == 200, page.text
     chart = re.search(
-        r'<svg class="chart lines" id="chart-price-history".*?</svg>', page.text, re.S
+        r'<svg class="chart lines[^"]*" id="chart-price-history".*?</svg>', page.text, re.S
     )
     assert chart, "the page's price chart"
     return chart.group(0)

@@ -1,7 +1,9 @@
 """The pages in a real browser: Debian's Chromium driven by Playwright, against uvicorn.
 
-Slow (a browser and a server); kept to five journeys. Screenshots go to a temporary
-directory; `make screenshots` writes them to docs/screenshots/.
+Slow (a browser and a server); kept to a few journeys, and one pass over the pages at a
+phone's 390 px and a desktop's width measuring what a reader gets: type size, labels
+inside their charts, whole select options, a look per chart series. Screenshots go to a
+temporary directory; `make screenshots` writes them to docs/screenshots/.
 Needs /usr/bin/chromium: infra/dev/browser-up.sh installs it.
 """
 
@@ -192,7 +194,9 @@ def test_gpu_page_and_tco_form(server, browser, screenshots):
     page.click("#tco-form button[type=submit]")
     page.wait_for_url(re.compile(r"/tco\?.*utilization=0\.5"))
     assert "break" in page.locator("#tco-result").inner_text()
-    assert page.locator("svg.cost .line.own").count() == 1
+    # One drawing shown (the wide one on a desktop), with one line of each.
+    assert page.locator("svg.cost:visible").count() == 1
+    assert page.locator("#chart-cost path.line.own").is_visible()
     page.screenshot(path=str(screenshots / "tco.png"), full_page=True)
 
 
@@ -256,6 +260,153 @@ def test_price_check_on_the_quote_page(server, browser, screenshots):
     assert len(rights) == 3 and max(rights) <= 390
     assert phone.locator("#check-alternatives td[data-label='Same money buys']").first.is_visible()
     phone.screenshot(path=str(screenshots / "price-check-mobile.png"), full_page=True)
+
+
+# --- on a phone ------------------------------------------------------------------------
+
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 900}
+MIN_TEXT_PX = 11
+# Pages with charts (how many are shown) or forms, and the longest labels the bundle gives
+# them: a 64-GPU ten-year TCO has seven-digit totals, the RTX 3090 eight price series.
+READABLE_PAGES = [
+    ("/?task=cv&memory_gb=24", 2),
+    ("/?task=llm-inference&memory_gb=48&condition=cloud&sort=performance", 2),
+    ("/gpus/rtx-3090", 1),
+    ("/tco?gpu=a100-80gb-sxm&count=64&years=10", 1),
+    ("/tco?gpu=rtx-4090&utilization=0.5", 1),
+    ("/quotes", 0),
+]
+
+# The shown charts' text: its rendered size (the font size in user units times the
+# drawing's scale) and whether its box leaves the drawing's; and pairs of texts of one
+# chart whose boxes overlap.
+CHART_TEXT_JS = """() => {
+  const shown = e => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
+  const charts = [...document.querySelectorAll('svg.chart')].filter(shown);
+  const texts = [], overlaps = [];
+  for (const svg of charts) {
+    const box = svg.getBoundingClientRect();
+    const boxes = [];
+    for (const t of svg.querySelectorAll('text')) {
+      const r = t.getBoundingClientRect();
+      const px = parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a;
+      const out = r.left < box.left - 0.5 || r.right > box.right + 0.5
+        || r.top < box.top - 0.5 || r.bottom > box.bottom + 0.5;
+      texts.push({chart: svg.id, text: t.textContent, px: px, out: out});
+      for (const [other, o] of boxes) {
+        const w = Math.min(r.right, o.right) - Math.max(r.left, o.left);
+        const h = Math.min(r.bottom, o.bottom) - Math.max(r.top, o.top);
+        if (w > 1 && h > 2) overlaps.push([svg.id, other, t.textContent]);
+      }
+      boxes.push([t.textContent, r]);
+    }
+  }
+  return {charts: charts.map(c => c.id), texts: texts, overlaps: overlaps};
+}"""
+
+# Whether a select shows its options whole: the width the browser gives a copy of it
+# sized to its content (the longest option, padding and arrow) against its own width.
+# scrollWidth alone cannot tell: Chromium reports a select's scrollWidth equal to its
+# clientWidth even when the chosen option is cut off.
+SELECTS_JS = """() => [...document.querySelectorAll('select')]
+  .filter(s => s.getBoundingClientRect().width > 0)
+  .map(s => {
+    const copy = s.cloneNode(true);
+    copy.removeAttribute('id');
+    copy.removeAttribute('name');
+    copy.style.width = 'auto';
+    copy.style.position = 'absolute';
+    copy.style.visibility = 'hidden';
+    s.parentElement.appendChild(copy);
+    const needed = copy.getBoundingClientRect().width;
+    copy.remove();
+    return {id: s.id, needed: needed, width: s.getBoundingClientRect().width,
+            scroll: s.scrollWidth, client: s.clientWidth};
+  })"""
+
+# A price-history series as drawn, in the chart and in the legend: its colour (a line's
+# stroke, a single observation's fill) and its dash pattern.
+SERIES_JS = """() => {
+  const look = e => {
+    const style = getComputedStyle(e);
+    const line = e.classList.contains('line');
+    return [line ? style.stroke : style.fill, line ? style.strokeDasharray : 'marker'];
+  };
+  const chart = [...document.querySelectorAll('svg.chart.lines')]
+    .find(e => e.getBoundingClientRect().width > 0);
+  return {
+    legend: [...document.querySelectorAll('.series-legend li')].map(li =>
+      [li.dataset.series, ...look(li.querySelector('.swatch .line, .swatch .point'))]),
+    chart: [...chart.querySelectorAll('g.series')].map(g =>
+      [g.dataset.series, ...look(g.querySelector('.line, .point'))]),
+  };
+}"""
+
+
+def _readable(page, width: int, charts: int = 0) -> list[str]:
+    """What is wrong with the page at this width, as readable messages."""
+    problems = []
+    if page.evaluate("document.documentElement.scrollWidth") > width:
+        problems.append("the page is wider than the screen")
+    found = page.evaluate(CHART_TEXT_JS)
+    if len(found["charts"]) != charts:  # one drawing of each chart, never none or both
+        problems.append(f"charts shown: {found['charts']}")
+    for t in found["texts"]:
+        if t["px"] < MIN_TEXT_PX:
+            problems.append(f"{t['chart']}: {t['text']!r} at {t['px']:.1f} px")
+        if t["out"]:
+            problems.append(f"{t['chart']}: {t['text']!r} overflows the chart")
+    problems += [f"{chart}: {a!r} overlaps {b!r}" for chart, a, b in found["overlaps"]]
+    for s in page.evaluate(SELECTS_JS):
+        if s["needed"] > s["width"] + 0.5 or s["scroll"] > s["client"]:
+            problems.append(f"select #{s['id']} needs {s['needed']:.0f} px, has {s['width']:.0f}")
+    return problems
+
+
+def test_pages_are_readable_on_a_phone(server, browser, screenshots):
+    """At 390 px (and on a desktop): chart text >= 11 px, inside its chart and clear of
+    the other labels, every select wide enough for its longest option, the page no wider
+    than the screen. Then the price history's legend: a look of its own for each series,
+    the same as the line it names."""
+    page = browser.new_page()
+    # The select measure sees a cut-off select (so an empty list below means something).
+    page.set_viewport_size(PHONE)
+    page.goto(f"{server}/tco")
+    page.eval_on_selector("#gpu", "s => { s.style.flex = 'none'; s.style.width = '80px'; }")
+    assert any("select #gpu" in p for p in _readable(page, PHONE["width"]))
+    for viewport in (PHONE, DESKTOP):
+        page.set_viewport_size(viewport)
+        for path, charts in READABLE_PAGES:
+            page.goto(f"{server}{path}")
+            assert _readable(page, viewport["width"], charts) == [], (viewport, path)
+        if viewport is PHONE:
+            page.goto(f"{server}/tco?gpu=a100-80gb-sxm&count=64&years=10")
+            page.screenshot(path=str(screenshots / "tco-mobile.png"), full_page=True)
+            page.goto(f"{server}/quotes")
+            page.screenshot(path=str(screenshots / "quotes-mobile.png"), full_page=True)
+
+    for viewport in (PHONE, DESKTOP):
+        page.set_viewport_size(viewport)
+        page.goto(f"{server}/gpus/rtx-3090")
+        drawn = page.evaluate(SERIES_JS)
+        legend, chart = drawn["legend"], drawn["chart"]
+        assert len(legend) >= 8 and legend == chart
+        colours = [colour for _, colour, _ in legend[:8]]
+        assert len(set(colours)) == len(colours), colours
+        assert len({(colour, dash) for _, colour, dash in legend}) == len(legend)
+        if viewport is PHONE:
+            page.screenshot(path=str(screenshots / "gpu-rtx-3090-mobile.png"), full_page=True)
+    # Own and rent: two colours, and rent dashed besides.
+    page.goto(f"{server}/tco?gpu=rtx-4090")
+    own, rent = (
+        page.eval_on_selector(
+            f"#chart-cost path.line.{kind}",
+            "e => [getComputedStyle(e).stroke, getComputedStyle(e).strokeDasharray]",
+        )
+        for kind in ("own", "cloud")
+    )
+    assert own[0] != rent[0] and own[1] == "none" != rent[1]
 
 
 def test_works_without_javascript(server, tmp_path):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import html
 import io
 import re
 import xml.etree.ElementTree as ET
@@ -59,13 +60,16 @@ def test_home_shows_chart_and_table_of_recommend(web_client):
         r["gpu"]["id"] for r in web_client.get("/recommend?task=cv&memory_gb=24").json()["results"]
     ]
     parsed = _parse(page.text)
-    per_dollar = [gpu for chart, _, gpu, _ in parsed.bars if chart == "chart-perf-per-dollar"]
-    performance = [gpu for chart, _, gpu, _ in parsed.bars if chart == "chart-performance"]
-    assert per_dollar == performance == parsed.table_gpus == expected
+    charts = ("chart-perf-per-dollar", "chart-performance")
+    # Each chart is drawn wide and for a phone (-narrow): the same bars in the same order.
+    ids = [*charts, *(f"{chart}-narrow" for chart in charts)]
+    drawn = {chart: [gpu for shown, _, gpu, _ in parsed.bars if shown == chart] for chart in ids}
+    assert all(gpus == parsed.table_gpus == expected for gpus in drawn.values())
     catalog = load_catalog()
     assert all(catalog.by_id[gpu].memory_gb >= 24 for _, _, gpu, _ in parsed.bars)
-    # Text alternatives for the charts, and the form keeps the query.
-    assert page.text.count('<desc id="chart-') == 2
+    # A text alternative for each drawing (the hidden one is out of the accessibility
+    # tree), and the form keeps the query.
+    assert page.text.count('<desc id="chart-') == 4
     assert 'value="24"' in page.text
     assert '<option value="cv" data-memory="10" selected>' in page.text
 
@@ -102,6 +106,72 @@ def test_bad_input_is_a_422_page_naming_the_field(web_client, query, field, vali
     assert fragment.status_code == 422 and f"<strong>{field}</strong>" in fragment.text
 
 
+# The recommendation and own-vs-rent pages refuse a name their API route does not know
+# (services/api/web/router.py PageRoute): shown with a default instead, the page would
+# answer another question than the one asked, and its links would be refused by the API.
+@pytest.mark.parametrize(
+    ("path", "api", "field", "hint", "form"),
+    [
+        ("/?task=cv&memroy_gb=48", "/recommend", "memroy_gb", "memory_gb", "query"),
+        ("/?task=cv&memory_gb=24&sort_by=speed", "/recommend", "sort_by", "sort", "query"),
+        (
+            "/fragments/recommendation?task=cv&memroy_gb=48",
+            "/recommend",
+            "memroy_gb",
+            "memory_gb",
+            "",
+        ),
+        ("/tco?gpu=rtx-4090&utilisation=0.5", "/tco", "utilisation", "utilization", "tco-form"),
+    ],
+)
+def test_an_unknown_parameter_is_a_422_page_naming_it(web_bundled, path, api, field, hint, form):
+    page = web_bundled.get(path, headers=BROWSER)
+    assert page.status_code == 422, page.text
+    assert page.headers["content-type"].startswith("text/html")
+    assert f"<strong>{field}</strong>: unknown query parameter" in page.text
+    assert f"did you mean &#39;{hint}&#39;?" in page.text
+    if form:  # the form as typed, to fix the mistake; no answer and no links to one
+        assert f'id="{form}"' in page.text
+    assert "/charts/" not in page.text and 'href="/recommend?' not in page.text
+    assert 'id="tco-result"' not in page.text
+    # The API refuses the same query with the same field and message.
+    refused = web_bundled.get(api + "?" + path.split("?", 1)[1])
+    assert refused.status_code == 422
+    assert refused.json()["message"].startswith(f"{field}: unknown query parameter")
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "task=cv&memory_gb=24",
+        # Every field of the form, filled; and a form's empty fields.
+        "task=nlp&precision=bf16&memory_gb=16&condition=used&pricing=spot&budget_usd=3000"
+        "&count=2&sort=performance&datacenter=true&limit=5",
+        "task=llm-inference&precision=fp16&memory_gb=&condition=any&budget_usd=&count=",
+        "task=cv&condition=cloud&pricing=spot",
+    ],
+)
+def test_the_pages_links_answer_what_the_page_shows(web_client, query):
+    """The JSON, SVG and PNG links of the results repeat the page's query: each answers,
+    and the JSON ranks the GPUs of the page's table."""
+    for path in ("/", "/fragments/recommendation"):
+        page = web_client.get(f"{path}?{query}")
+        assert page.status_code == 200, page.text
+        links = [
+            html.unescape(link)
+            for link in re.findall(r'href="(/(?:recommend|charts/[a-z-]+\.\w+)\?[^"]*)"', page.text)
+        ]
+        assert [link.split("?")[0] for link in links] == [
+            "/recommend",
+            "/charts/perf-per-dollar.svg",
+            "/charts/perf-per-dollar.png",
+        ]
+        for link in links:
+            assert web_client.get(link).status_code == 200, link
+        ranked = web_client.get(links[0]).json()["results"]
+        assert [r["gpu"]["id"] for r in ranked] == _parse(page.text).table_gpus
+
+
 def test_user_input_is_escaped(web_client):
     attack = '"><script>alert(1)</script>'
     page = web_client.get("/", params={"task": "cv", "memory_gb": attack, "budget_usd": attack})
@@ -125,7 +195,9 @@ def test_gpu_page_for_browsers_json_for_api_clients(web_bundled):
     # Model predictions per task with their basis; the reference GPU is measured.
     assert text.count('class="basis measured"') >= 8
     # The price history chart, with its text alternative and its series.
-    match = re.search(r'<svg class="chart lines" id="chart-price-history".*?</svg>', text, re.S)
+    match = re.search(
+        r'<svg class="chart lines[^"]*" id="chart-price-history".*?</svg>', text, re.S
+    )
     assert match, "inline price history chart"
     root = ET.fromstring(match.group(0))
     assert root.find("{http://www.w3.org/2000/svg}desc") is not None or "<desc" in match.group(0)
