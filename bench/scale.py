@@ -57,8 +57,10 @@ class Figures:
     quote: tuple[float, float] = (0.0, 0.0)
     scraped: tuple[float, float] = (0.0, 0.0)
     history: tuple[float, float] = (0.0, 0.0)
-    # The first page right after a price was stored: nothing of the history is reused.
+    # The first page right after a price was stored (its total and market window brought
+    # up to date, services/api/prices/), and the same page again with nothing stored since.
     history_new: tuple[float, float] = (0.0, 0.0)
+    history_again: tuple[float, float] = (0.0, 0.0)
 
 
 class _Discard(Dispatcher):
@@ -176,18 +178,25 @@ def scraped_price(i: int, usd: Decimal, gpu_id: str = GPU) -> PriceObservation:
     )
 
 
-def history_after_a_price(client: httpx.Client, settings: Settings, samples: int) -> list[float]:
-    """The first history page of the most listed card right after a price was stored."""
+def history_after_a_price(
+    client: httpx.Client, settings: Settings, samples: int
+) -> tuple[list[float], list[float]]:
+    """The first history page of the most listed card right after a price was stored, and
+    the same page requested again at once (nothing stored since): (after, again)."""
     ctx = open_context(settings)
-    latencies = []
+    after: list[float] = []
+    again: list[float] = []
+    url = f"/gpus/{GPU}/prices"
+    client.get(url).raise_for_status()
     for i in range(samples):
         with ctx.session() as session:
             session.add(scraped_price(10_000 + i, Decimal("1000")))
-        start = time.perf_counter()
-        client.get(f"/gpus/{GPU}/prices").raise_for_status()
-        latencies.append(time.perf_counter() - start)
+        for latencies in (after, again):
+            start = time.perf_counter()
+            client.get(url).raise_for_status()
+            latencies.append(time.perf_counter() - start)
     ctx.engine.dispose()
-    return latencies
+    return after, again
 
 
 def history_latencies(client: httpx.Client, rounds: int) -> list[float]:
@@ -271,9 +280,13 @@ def measure(rows: int, redis_url: str, args: argparse.Namespace, logs: Path) -> 
             figures.scraped = p50_p95_ms(scraped_to_recommend(client, settings, args.changes))
             print(f"[{rows}] scraped -> /recommend p50/p95 {_pair(figures.scraped)}", flush=True)
             # Last: these prices get no recompute.
-            figures.history_new = p50_p95_ms(history_after_a_price(client, settings, args.changes))
+            after, again = history_after_a_price(client, settings, args.changes)
+            figures.history_new, figures.history_again = p50_p95_ms(after), p50_p95_ms(again)
             print(
-                f"[{rows}] history after a price p50/p95 {_pair(figures.history_new)}", flush=True
+                f"[{rows}] {GPU} first history page after a price p50/p95 "
+                f"{_pair(figures.history_new)}, again {_pair(figures.history_again)} "
+                f"({_ratio(figures.history_new[1], figures.history_again[1])} at p95)",
+                flush=True,
             )
     finally:
         _drop_postgres_database(database)
@@ -288,12 +301,20 @@ def report(all_figures: Sequence[Figures]) -> None:
     print()
     print(
         f"{'rows':>9} {'recompute':>10} {'quote->rec p50/p95':>20} "
-        f"{'scraped->rec p50/p95':>22} {'history p50/p95':>18} {'after a price':>16}"
+        f"{'scraped->rec p50/p95':>22} {'history p50/p95':>18} {'after a price':>16} "
+        f"{'again':>16}"
     )
     for f in all_figures:
         print(
             f"{f.rows:>9} {f.recompute_s:>9.2f}s {_pair(f.quote):>20} "
-            f"{_pair(f.scraped):>22} {_pair(f.history):>18} {_pair(f.history_new):>16}"
+            f"{_pair(f.scraped):>22} {_pair(f.history):>18} {_pair(f.history_new):>16} "
+            f"{_pair(f.history_again):>16}"
+        )
+    for f in all_figures:
+        print(
+            f"{f.rows} rows: first history page after a price / again: "
+            f"p50 {_ratio(f.history_new[0], f.history_again[0])}, "
+            f"p95 {_ratio(f.history_new[1], f.history_again[1])}"
         )
     if len(all_figures) > 1:
         first, last = all_figures[0], all_figures[-1]

@@ -193,15 +193,26 @@ def market_price(
     observations: Sequence[Observation], condition: str, policy: PricePolicy
 ) -> MarketPrice | None:
     """The market price of one GPU in `condition` ("new" or "used"); None without data."""
+    return preferred(series_prices(observations, condition, policy))
+
+
+def series_prices(
+    observations: Sequence[Observation], condition: str, policy: PricePolicy
+) -> list[MarketPrice]:
+    """Each series' price in `condition`, the series in the order their rows first come.
+    The market price of any subset of the series (of one kind, say) is `preferred` of
+    theirs: a page showing the price per kind reads the rows once."""
     usable = [o for o in observations if _is_market(o, condition, policy)]
-    candidates = [
+    return [
         price
         for series in _series(usable).values()
         if (price := _series_price(series, condition, policy)) is not None
     ]
-    if not candidates:
-        return None
-    return max(candidates, key=_preference)
+
+
+def preferred(candidates: Iterable[MarketPrice]) -> MarketPrice | None:
+    """The series price that stands for the market (the first of equals)."""
+    return max(candidates, key=_preference, default=None)
 
 
 def _is_market(o: Observation, condition: str, policy: PricePolicy) -> bool:

@@ -8,7 +8,9 @@ grows: scraped listings (one series per condition group). Every other kind (bund
 datasets: few rows, a series per source and measure) is read whole and windowed by
 `market_price` as before. Of a scraped window, rows that cannot reach the price (a
 listing's earlier records) are left out too (`_offers_in`). `market_price` over what is
-returned gives the same answer as over all of the GPU's rows.
+returned gives the same answer as over all of the GPU's rows. Rows come in id order:
+`market_price` keeps the first of equal records, so one order makes its answer one, and
+lets a cache that appends new prices (services/api/prices/market_rows.py) match it.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass, fields
 from datetime import datetime, timedelta
 from decimal import Decimal
+from operator import attrgetter
 from typing import Any
 
 from sqlalchemy import (
@@ -46,6 +49,8 @@ from shared.pricing.market import (
 from shared.pricing.measures import LIST_PRICE
 
 MARKET_CONDITIONS = tuple(sorted({c for group in CONDITION_GROUPS.values() for c in group}))
+# A condition's market group ("refurbished" -> "used"), as `market_group` in SQL.
+GROUP_OF = {member: group for group, members in CONDITION_GROUPS.items() for member in members}
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,12 +99,14 @@ def market_observations(
             col(o.condition).in_(CONDITION_GROUPS[group]),
             col(o.observed_at) >= newest - timedelta(days=policy.window_days),
         )
-        for (gpu_id, group), newest in _newest_scraped(session, ids, policy).items()
+        for (gpu_id, group), newest in newest_scraped(session, ids, policy).items()
     ]
     if windows:
         for values in session.execute(_offers_in(windows, policy.stale_sources)):
             row = MarketRow(*values)
             grouped[row.gpu_id].append(row)
+    for rows in grouped.values():
+        rows.sort(key=attrgetter("id"))
     return grouped
 
 
@@ -149,6 +156,56 @@ def _offers_in(windows: list[ColumnElement[bool]], stale_sources: Collection[str
     )
 
 
+def best_offers(window: Iterable[MarketRow], stale_sources: Collection[str]) -> list[MarketRow]:
+    """`_offers_in` in Python, over rows already within their windows (a cache that holds
+    a GPU's window rows and appends new prices): the same rows, in the order given."""
+    rows = list(window)
+    best: dict[tuple[str, str, str, str | None, bool], tuple[bool, datetime]] = {}
+    newest: dict[tuple[str, str, str], datetime] = {}
+    keys = []
+    for row in rows:
+        sold = row.source.endswith(SOLD_SUFFIX)
+        name = row.source[: -len(SOLD_SUFFIX)] if sold else row.source
+        group = GROUP_OF.get(row.condition, row.condition)
+        record = (row.gpu_id, group, SAME_LISTINGS_AS.get(name, name), row.listing_id)
+        listing = (*record, name in stale_sources)
+        rank = (sold, row.observed_at)
+        if listing not in best or rank > best[listing]:
+            best[listing] = rank
+        source = (row.gpu_id, group, name)
+        if source not in newest or row.observed_at > newest[source]:
+            newest[source] = row.observed_at
+        keys.append((listing, rank, source))
+    # Ties are all kept, as rank() = 1 keeps them.
+    return [
+        row
+        for row, (listing, rank, source) in zip(rows, keys, strict=True)
+        if row.listing_id is None or best[listing] == rank or newest[source] == row.observed_at
+    ]
+
+
+RecordKey = tuple[str, str, str, str, str]
+
+
+def record_of(row: MarketRow) -> RecordKey | None:
+    """The listing and source whose records `best_offers` ranks `row` among (GPU, group,
+    site, listing id, source name); None for a row without a listing id (always kept)."""
+    if row.listing_id is None:
+        return None
+    name = row.source.removesuffix(SOLD_SUFFIX)
+    group = GROUP_OF.get(row.condition, row.condition)
+    return row.gpu_id, group, SAME_LISTINGS_AS.get(name, name), row.listing_id, name
+
+
+def outranks(later: MarketRow, row: MarketRow) -> bool:
+    """Whether `later`, a record of the same listing and source (`record_of`), keeps `row`
+    out of `best_offers` in every window that holds `row`: it is later, so in any window
+    `row` is in and the source's newest is not `row`, and it ranks above it (a sale, or
+    `row` is no sale). Such a row can be dropped from what `best_offers` reads."""
+    sold = later.source.endswith(SOLD_SUFFIX)
+    return later.observed_at > row.observed_at and (sold or not row.source.endswith(SOLD_SUFFIX))
+
+
 def market_group() -> ColumnElement[str]:
     """A price's market group ("used" for refurbished too: CONDITION_GROUPS), in SQL."""
     condition = col(PriceObservation.condition)
@@ -158,7 +215,7 @@ def market_group() -> ColumnElement[str]:
     )
 
 
-def _newest_scraped(
+def newest_scraped(
     session: Session, ids: list[str], policy: PricePolicy
 ) -> dict[tuple[str, str], datetime]:
     """The newest usable scraped row per (GPU, condition group): where its window starts.

@@ -47,7 +47,8 @@ def test_each_measurement_runs_on_a_small_database(tmp_path: Path) -> None:
         assert len(history_latencies(client, rounds=1)) == 40
         assert len(quote_to_recommend(client, key, changes=2)) == 2
         assert len(scraped_to_recommend(client, settings, changes=2)) == 2
-        assert len(history_after_a_price(client, settings, samples=2)) == 2
+        after, again = history_after_a_price(client, settings, samples=2)
+        assert len(after) == len(again) == 2
 
 
 def test_the_report_prints_growth_between_the_smallest_and_largest_size(
@@ -57,11 +58,13 @@ def test_the_report_prints_growth_between_the_smallest_and_largest_size(
     assert (args.sizes, args.changes) == ("10,1000", 3)
     report(
         [
-            Figures(10, 1.0, (10, 20), (10, 30), (5, 10), (8, 10)),
-            Figures(1000, 3.0, (15, 40), (12, 60), (6, 20), (20, 30)),
+            Figures(10, 1.0, (10, 20), (10, 30), (5, 10), (8, 10), (4, 5)),
+            Figures(1000, 3.0, (15, 40), (12, 60), (6, 20), (20, 30), (5, 10)),
         ]
     )
     out = capsys.readouterr().out
     assert "growth 10 -> 1000 rows (100x data): recompute 3.00x" in out
     assert "quote->recommend p95 2.00x" in out and "history p95 2.00x" in out
     assert "history after a price p95 3.00x" in out
+    # The first page after a price against the same page again, in the same run.
+    assert "1000 rows: first history page after a price / again: p50 4.00x, p95 3.00x" in out

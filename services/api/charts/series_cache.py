@@ -23,6 +23,7 @@ from sqlmodel import Session
 from services.api.charts import data
 from services.api.charts.service import periods, span
 from services.api.prices.cache import price_version
+from services.api.prices.market_rows import MarketRows
 
 Key = tuple[str, str | None, datetime | None]
 PeriodKey = tuple[tuple[str, str, str], int]
@@ -40,13 +41,20 @@ class _Entry:
 
 
 class SeriesCache:
-    """Series by (GPU, condition, since), updated period by period."""
+    """Series by (GPU, condition, since), updated period by period.
 
-    def __init__(self, ttl_s: float = 60.0, max_entries: int = 256) -> None:
+    It carries the app's market rows too (prices/market_rows.py), updated the same way:
+    the GPU page is handed this cache alone (web/router.py), and the price history and
+    the JSON detail use the same rows rather than a second copy of each window."""
+
+    def __init__(
+        self, ttl_s: float = 60.0, max_entries: int = 256, market_rows: MarketRows | None = None
+    ) -> None:
         self._ttl_s = ttl_s
         self._max = max_entries
         self._lock = threading.Lock()
         self._entries: OrderedDict[Key, _Entry] = OrderedDict()
+        self.market_rows = market_rows or MarketRows(ttl_s)
 
     def get(
         self,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 
 from services.api.auth import KEY_OPTIONAL, OptionalKey
 from services.api.deps import MAX_OFFSET, SessionDep, SettingsDep, VaryOnAccept, catalog_gpu
@@ -60,6 +60,10 @@ def list_gpus(
     dependencies=[VaryOnAccept],
     openapi_extra=KEY_OPTIONAL,
 )
-def get_gpu(gpu_id: str, session: SessionDep, settings: SettingsDep, key: OptionalKey) -> GpuDetail:
+def get_gpu(
+    gpu_id: str, request: Request, session: SessionDep, settings: SettingsDep, key: OptionalKey
+) -> GpuDetail:
     """A GPU's specs and prices; `best_quote` shows the caller's key's quotes only."""
-    return service.detail(session, catalog_gpu(gpu_id), settings, quote_viewer(key))
+    # The app's market rows (charts/series_cache.py), shared with the page and history.
+    rows = request.app.state.series_cache.market_rows
+    return service.detail(session, catalog_gpu(gpu_id), settings, quote_viewer(key), rows)

@@ -9,17 +9,17 @@ from decimal import Decimal
 from sqlmodel import Session, select
 
 from services.api.gpus.schemas import CloudPrice, GpuDetail, GpuSummary, TodayPriceOut
-from services.api.prices.service import market_out, quotes_of
+from services.api.prices.market_rows import MarketRows
+from services.api.prices.service import market_out, market_rows, quotes_of
 from shared.catalog.specs import GpuSpec
 from shared.kit.money import CENT
 from shared.kit.settings import Settings
 from shared.models import CloudOffer, Score
 from shared.pricing.cloud import PRICINGS, Currency, current_offers, to_price
-from shared.pricing.market import market_price
+from shared.pricing.market import cheapest, preferred, series_prices
 from shared.pricing.quotes import QuoteViewer
-from shared.pricing.window import market_observations
 from shared.scoring.ages import PRICE_PRECISION, PRICE_TASK
-from shared.scoring.compute import SourceHealth, gpu_prices
+from shared.scoring.compute import SourceHealth
 
 PROVENANCE_FIELDS = ("sources", "notes")
 
@@ -56,21 +56,29 @@ def _cloud_prices(session: Session, gpu_id: str, currency: Currency) -> list[Clo
 
 
 def detail(
-    session: Session, spec: GpuSpec, settings: Settings, viewer: QuoteViewer | None = None
+    session: Session,
+    spec: GpuSpec,
+    settings: Settings,
+    viewer: QuoteViewer | None = None,
+    rows: MarketRows | None = None,
 ) -> GpuDetail:
     """The GPU's specs and prices; `best_quote` holds the quotes `viewer` sees (None: an
-    anonymous caller, no quotes)."""
+    anonymous caller, no quotes). Prices from `rows` when given (the same rows as the
+    database's market window, kept up to date)."""
     now = datetime.now(UTC)
     policy = SourceHealth.read(session).policy(settings, now)
-    observations = market_observations(session, [spec.id], policy)[spec.id]
-    kinds = sorted({o.kind for o in observations})
+    observations = market_rows(session, spec.id, policy, rows)
+    # Every series' price once per condition: the price of a kind is the preferred of
+    # its series' (market_price over the kind's rows), the market price of all of them.
+    candidates = {c: series_prices(observations, c, policy) for c in ("new", "used")}
     latest_by_kind = {}
-    for kind in kinds:
-        of_kind = [o for o in observations if o.kind == kind]
+    for kind in sorted({o.kind for o in observations}):
         for condition in ("new", "used"):
-            price = market_price(of_kind, condition, policy)
+            price = preferred(p for p in candidates[condition] if p.kind == kind)
             if price is not None:
                 latest_by_kind[f"{kind}:{condition}"] = market_out(price)
+    # As gpu_prices (shared/scoring/compute.py) from the same series prices.
+    prices = {condition: preferred(found) for condition, found in candidates.items()}
     spec_fields = {k: v for k, v in asdict(spec).items() if k not in PROVENANCE_FIELDS}
     best_quote, _recent = quotes_of(session, spec.id, now, settings.price_stale_days, viewer)
     return GpuDetail(
@@ -78,7 +86,9 @@ def detail(
         name=spec.name,
         specs=spec_fields,
         provenance={"sources": spec.sources, "notes": spec.notes, "catalog": "gpu_catalog.csv"},
-        market_prices={k: market_out(v) for k, v in gpu_prices(observations, policy).items()},
+        market_prices={
+            k: market_out(v) for k, v in {**prices, "any": cheapest(prices.values())}.items()
+        },
         latest_by_kind=latest_by_kind,
         today_prices=_today_prices(session, spec.id),
         cloud=_cloud_prices(session, spec.id, Currency.from_settings(settings, now)),

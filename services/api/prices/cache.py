@@ -5,7 +5,9 @@ total are not (the market window and a count of a year of rows). Pages of the sa
 history repeat them. Prices are append-only (shared/pricing/ingest.py, their one way
 in), so the newest price id names the data they were computed from; a short lifetime
 bounds what `now` moves meanwhile (price ages, staleness) and a commit of a lower id
-seen late.
+seen late. A total outlives new prices: the rows with a higher id are added to it
+(counting the most listed card's year of rows again took ~200 ms at a million prices,
+bench/scale.py); its full count is redone after the same lifetime.
 """
 
 from __future__ import annotations
@@ -29,8 +31,13 @@ def price_version(session: Session) -> int | None:
     return session.exec(select(func.max(PriceObservation.id))).one()
 
 
+# Rows with after < id <= up_to (after None: from the first; up_to None: to the last).
+Count = Callable[[int | None, int | None], int]
+
+
 class PriceCache:
-    """Values by (key, price version), each kept for at most `ttl_s` seconds."""
+    """Values by (key, price version), each kept for at most `ttl_s` seconds; and running
+    totals by key."""
 
     def __init__(self, ttl_s: float = 60.0, max_entries: int = 1024) -> None:
         self._ttl_s = ttl_s
@@ -39,6 +46,33 @@ class PriceCache:
         self._entries: OrderedDict[tuple[Hashable, int | None], tuple[float, object]] = (
             OrderedDict()
         )
+        # key -> (time.monotonic() of the full count, version, total at that version)
+        self._totals: OrderedDict[Hashable, tuple[float, int | None, int]] = OrderedDict()
+
+    def total(self, key: Hashable, version: int | None, count: Count) -> int:
+        """How many rows `count` finds up to `version`: the total held for an older
+        version plus the rows stored since, or a full count."""
+        with self._lock:
+            held = self._totals.get(key)
+        if (
+            held is None
+            or held[1] is None
+            or version is None
+            or time.monotonic() - held[0] > self._ttl_s
+        ):
+            entry = (time.monotonic(), version, count(None, version))
+        elif held[1] > version:  # another request counted to a newer price: keep its
+            return held[2] - count(version, held[1])
+        elif held[1] == version:
+            return held[2]
+        else:
+            entry = (held[0], version, held[2] + count(held[1], version))
+        with self._lock:
+            self._totals[key] = entry
+            self._totals.move_to_end(key)
+            while len(self._totals) > self._max:
+                self._totals.popitem(last=False)
+        return entry[2]
 
     def get(self, key: Hashable, version: int | None, compute: Callable[[], T]) -> T:
         entry_key = (key, version)

@@ -63,6 +63,8 @@ def get_prices(
         policy=SourceHealth.read(session).policy(settings, datetime.now(UTC)),
         cache=request.app.state.price_cache,
         viewer=quote_viewer(key),
+        # The app's one copy of the market rows, which the GPU page updates too.
+        rows=request.app.state.series_cache.market_rows,
     )
 
 

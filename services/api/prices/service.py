@@ -15,6 +15,7 @@ from sqlmodel import Session, col, select
 
 from services.api.errors import InvalidParameter
 from services.api.prices.cache import PriceCache, price_version
+from services.api.prices.market_rows import MarketRows
 from services.api.prices.schemas import (
     MarketOut,
     PriceHistory,
@@ -40,7 +41,7 @@ from shared.pricing.quotes import (
     recent_quotes,
     visible,
 )
-from shared.pricing.window import market_observations
+from shared.pricing.window import MarketRow, market_observations
 from shared.sources.names import SCRAPED_SOURCES
 
 QUOTES_SHOWN = 20
@@ -58,6 +59,7 @@ def history(
     policy: PricePolicy,
     cache: PriceCache | None = None,
     viewer: QuoteViewer | None = None,
+    rows: MarketRows | None = None,
 ) -> PriceHistory:
     if source is not None:
         _check_source(session, gpu_id, source, viewer)
@@ -69,9 +71,16 @@ def history(
         query = select(func.count()).select_from(PriceObservation).where(*where, *also)
         return session.exec(query).one()
 
-    # Every caller's count is shared (a year of a popular card, read from an index); the
-    # quotes it may not see are few, counted per request.
-    total = cache.get(("total", gpu_id, condition, source, since), version, count)
+    def stored(after: int | None, up_to: int | None) -> int:
+        ids = col(PriceObservation.id)
+        return count(
+            *([] if after is None else [ids > after]), *([] if up_to is None else [ids <= up_to])
+        )
+
+    # Every caller's count is shared (a year of a popular card, read from an index) and
+    # kept up to date with the prices stored since; the quotes it may not see are few,
+    # counted per request.
+    total = cache.total(("total", gpu_id, condition, source, since), version, stored)
     total -= count(hidden_quotes(viewer))
     query = (
         select(PriceObservation)
@@ -87,7 +96,7 @@ def history(
         market=cache.get(
             ("market", gpu_id, policy.stale_sources, _runs(policy)),
             version,
-            lambda: market(session, gpu_id, policy),
+            lambda: market(session, gpu_id, policy, rows),
         ),
         best_quote=best,
         quotes=quotes,
@@ -166,13 +175,25 @@ def _point(o: PriceObservation) -> PricePoint:
     )
 
 
-def market(session: Session, gpu_id: str, policy: PricePolicy) -> dict[str, MarketOut | None]:
-    """Market price per condition, leaving out stale sources when fresh ones have prices."""
-    observations = market_observations(session, [gpu_id], policy)[gpu_id]
+def market(
+    session: Session, gpu_id: str, policy: PricePolicy, rows: MarketRows | None = None
+) -> dict[str, MarketOut | None]:
+    """Market price per condition, leaving out stale sources when fresh ones have prices
+    (from `rows` when given: the same rows, kept up to date)."""
+    observations = market_rows(session, gpu_id, policy, rows)
     return {
         condition: market_out(market_price(observations, condition, policy))
         for condition in CONDITION_GROUPS
     }
+
+
+def market_rows(
+    session: Session, gpu_id: str, policy: PricePolicy, rows: MarketRows | None
+) -> list[MarketRow]:
+    """The rows a market price of `gpu_id` reads, from `rows` when given."""
+    if rows is None:
+        return market_observations(session, [gpu_id], policy)[gpu_id]
+    return rows.get(session, gpu_id, policy)
 
 
 def quote_out(quote: PriceObservation, now: datetime) -> QuoteOut:

@@ -92,7 +92,7 @@ def _key_specs(spec: GpuSpec) -> list[tuple[str, str]]:
 def gpu_view(
     session: Session, spec: GpuSpec, settings: Settings, model: ClassModel, cache: SeriesCache
 ) -> GpuView:
-    detail = gpus_service.detail(session, spec, settings)
+    detail = gpus_service.detail(session, spec, settings, rows=cache.market_rows)
     series = cache.get(session, spec.id)
     predictions, version, reference = _predictions(model, spec.id)
     groups: dict[str, list[CloudPrice]] = defaultdict(list)
