@@ -1,4 +1,9 @@
-"""The `gpu-advisor` command line."""
+"""The `gpu-advisor` command line.
+
+Starting it imports typer and little else: commands import what they use when they run,
+and the subcommands whose options come from request schemas (or whose modules import the
+scraper) are loaded only when invoked (services/cli/lazy.py).
+"""
 
 from __future__ import annotations
 
@@ -9,27 +14,54 @@ from typing import Annotated
 import typer
 
 from services.cli import parse_page
-from services.cli.api_keys import app as api_keys_app
+from services.cli.lazy import Lazy, lazy_group
 from services.cli.match import match_titles
-from services.cli.model import app as model_app
-from services.cli.options import gpu_id
-from services.cli.prices import app as prices_app
-from services.cli.quotes import app as quotes_app
-from services.cli.scrape import scrape
-from services.cli.tco import app as tco_app
-from shared.kit.settings import get_settings
+
+LAZY = {
+    "scrape": Lazy(
+        "services.cli.scrape",
+        "scrape",
+        "Scrape prices now and store them (scores are recomputed after each source commits).",
+    ),
+    "recommend": Lazy(
+        "services.cli.recommend",
+        "recommend",
+        "The GPUs with the best performance per dollar for a workload, as GET /recommend "
+        "ranks them.",
+    ),
+    "model": Lazy("services.cli.model", "app", "The calibrated performance model."),
+    "prices": Lazy("services.cli.prices", "app", "Prices that do not come from the scraper."),
+    "api-keys": Lazy(
+        "services.cli.api_keys", "app", "API keys for write endpoints (alerts, prices)."
+    ),
+    "tco": Lazy("services.cli.tco", "app", "Total cost of owning GPUs versus renting them."),
+    "quotes": Lazy(
+        "services.cli.quotes", "app", "Cluster quotes: bills of materials for multi-GPU builds."
+    ),
+}
+# The order of `gpu-advisor --help`: commands, then groups, as typer listed them.
+ORDER = (
+    "scrape",
+    "parse-page",
+    "match-titles",
+    "recommend",
+    "serve",
+    "recompute",
+    "db",
+    "model",
+    "prices",
+    "api-keys",
+    "tco",
+    "quotes",
+)
 
 app = typer.Typer(
-    help="GPU Advisor: which GPUs to buy or rent, and what they cost.", no_args_is_help=True
+    help="GPU Advisor: which GPUs to buy or rent, and what they cost.",
+    no_args_is_help=True,
+    cls=lazy_group(LAZY, ORDER),
 )
 db_app = typer.Typer(help="Database schema and bundled data.", no_args_is_help=True)
 app.add_typer(db_app, name="db")
-app.add_typer(model_app, name="model")
-app.add_typer(prices_app, name="prices")
-app.add_typer(api_keys_app, name="api-keys")
-app.add_typer(tco_app, name="tco")
-app.add_typer(quotes_app, name="quotes")
-app.command("scrape")(scrape)
 app.command("parse-page", help=parse_page.HELP)(parse_page.parse_page)
 app.command("match-titles", help="Match listing titles (one per line on stdin) to GPU ids.")(
     match_titles
@@ -44,6 +76,8 @@ def serve(
 ) -> None:
     """Serve the API (migrates and loads the bundled data on start)."""
     import uvicorn
+
+    from shared.kit.settings import get_settings
 
     settings = get_settings()
     if workers > 1 and not settings.broker_url:
@@ -78,6 +112,7 @@ def serve(
 def db_upgrade() -> None:
     """Apply the Alembic migrations."""
     from shared.kit.db import migrate
+    from shared.kit.settings import get_settings
 
     settings = get_settings()
     migrate(settings.sqlalchemy_url, settings)
@@ -103,6 +138,7 @@ def recompute(
 ) -> None:
     """Recompute the perf-per-dollar scores."""
     from services.cli.context import cli_context
+    from services.cli.options import gpu_id
     from shared.scoring.compute import recompute_scores
 
     ids = None if gpu is None else [gpu_id("gpu", g) for g in gpu]

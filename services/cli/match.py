@@ -6,11 +6,11 @@ import json
 import sys
 from dataclasses import asdict
 
-from shared.matching.titles import match_title
-
 
 def match_titles() -> None:
     """Read one title per line on stdin; write one JSON object per title to stdout."""
+    from shared.matching.titles import match_title  # here: the CLI starts without the matcher
+
     for line in sys.stdin:
         title = line.rstrip("\r\n")
         if not title.strip():

@@ -10,12 +10,10 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
 
+import annotated_types
 import typer
 from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
-
-from shared.catalog.aliases import catalog_id
-from shared.kit.errors import InputError
 
 Schema = TypeVar("Schema", bound=BaseModel)
 # Click has no Decimal type, and the schema checks the choices with the API's messages.
@@ -33,6 +31,10 @@ def fail(message: str, valid: list[str] | None = None) -> typer.Exit:
 def gpu_id(field: str, text: str) -> str:
     """The catalog id an option names (id, catalog name or known alias, exactly); exit 2
     naming the closest ids otherwise."""
+    # Here, not at import: loading the catalog is part of a command, not of the CLI's start.
+    from shared.catalog.aliases import catalog_id
+    from shared.kit.errors import InputError
+
     try:
         return catalog_id(field, text)
     except InputError as exc:
@@ -47,21 +49,63 @@ def _choices(annotation: Any) -> tuple[str, ...]:
     return ()
 
 
-def _option_type(annotation: Any) -> Any:
+def _base(annotation: Any) -> tuple[Any, bool]:
+    """The type of a field without its None, and whether it is optional."""
     args = [a for a in get_args(annotation) if a is not type(None)]
     optional = get_origin(annotation) in (Union, types.UnionType) and len(args) == 1
-    base = args[0] if optional else annotation
+    return (args[0] if optional else annotation), optional
+
+
+def _option_type(annotation: Any) -> Any:
+    base, optional = _base(annotation)
     if _choices(base) or base in AS_TEXT:
         base = str
     return base | None if optional else base
 
 
+def _metavar(name: str, annotation: Any) -> str | None:
+    """What the option takes, where typer would say <str>: a choice names its field (the
+    help lists the values: inline they would squeeze the help's columns), a Decimal says
+    so (it is read as text)."""
+    if _choices(annotation):
+        return f"<{name.replace('_', '-')}>"
+    return "<decimal>" if _base(annotation)[0] is Decimal else None
+
+
+def _number(value: Any) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{float(value):g}"
+
+
+def _bounds(info: FieldInfo) -> str | None:
+    """The schema's limits, written as typer writes a range: "(0<x<=2048)", "(x>0)".
+    In parentheses: help text is rich markup, where "[x>0]" would be read as a tag."""
+    low = high = low_op = high_op = ""
+    for limit in info.metadata:
+        if isinstance(limit, annotated_types.Gt):
+            low, low_op = _number(limit.gt), "<"
+        elif isinstance(limit, annotated_types.Ge):
+            low, low_op = _number(limit.ge), "<="
+        elif isinstance(limit, annotated_types.Lt):
+            high, high_op = _number(limit.lt), "<"
+        elif isinstance(limit, annotated_types.Le):
+            high, high_op = _number(limit.le), "<="
+        elif isinstance(limit, annotated_types.MaxLen):
+            return f"(at most {limit.max_length} characters)"
+    if low and high:
+        return f"({low}{low_op}x{high_op}{high})"
+    if low:
+        return f"(x{'>' if low_op == '<' else '>='}{low})"
+    return f"(x{high_op}{high})" if high else None
+
+
 def _parameter(name: str, info: FieldInfo) -> inspect.Parameter:
-    choices = _choices(info.annotation)
-    help_text = "; ".join(filter(None, [info.description, " | ".join(choices)])) or None
+    listed = " | ".join(_choices(info.annotation))
+    described = "; ".join(filter(None, [info.description, listed]))
+    help_text = " ".join(filter(None, [described, _bounds(info)])) or None
     default = inspect.Parameter.empty if info.is_required() else info.get_default()
+    option = typer.Option(help=help_text, metavar=_metavar(name, info.annotation))
     # Built at run time from the schema, for typer to read: no static type to check.
-    annotation = Annotated[_option_type(info.annotation), typer.Option(help=help_text)]  # type: ignore[valid-type]
+    annotation = Annotated[_option_type(info.annotation), option]  # type: ignore[valid-type]
     kind = inspect.Parameter.KEYWORD_ONLY
     return inspect.Parameter(name, kind, default=default, annotation=annotation)
 

@@ -6,31 +6,50 @@ anything: each line says what the adapter read and what a scrape run would make 
 
 from __future__ import annotations
 
+import importlib
 import json
 import sys
 import warnings
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
-from services.scraper.blocks import block_page
-from services.scraper.errors import ParseError
-from services.scraper.listing import RawListing
-from services.scraper.money import Money
-from services.scraper.pipeline import PriceBounds
-from services.scraper.registry import SOURCES, SourceKind, SourceSpec
-from services.scraper.settings import ScraperSettings, get_scraper_settings
-from services.scraper.verdict import CloudVerdict, cloud_verdicts, listing_verdict
-from shared.matching.titles import match_title
+if TYPE_CHECKING:
+    from services.scraper.listing import RawListing
+    from services.scraper.money import Money
+    from services.scraper.settings import ScraperSettings
+    from services.scraper.spec import SourceSpec
+    from services.scraper.verdict import CloudVerdict, ListingVerdict
 
 Json = dict[str, Any]
 
+# Source -> (its module in services/scraper/sources/, market or cloud), in the registry's
+# order. The registry imports every adapter, which was most of this command's time; the
+# command imports only the one it reads with. A test keeps this in step with the registry.
+SOURCE_MODULES: dict[str, tuple[str, str]] = {
+    "ebay": ("ebay", "market"),
+    "ebay_browse": ("ebay_browse", "market"),
+    "newegg": ("newegg", "market"),
+    "bhphoto": ("bhphoto", "market"),
+    "azure": ("azure_prices", "cloud"),
+    "aws": ("aws_pricing", "cloud"),
+    "vast": ("vast", "cloud"),
+    "lambda": ("lambda_cloud", "cloud"),
+}
 
-def _names(kind: SourceKind) -> str:
-    return ", ".join(name for name, spec in SOURCES.items() if spec.kind is kind)
+
+def _names(kind: str) -> str:
+    return ", ".join(name for name, (_, of) in SOURCE_MODULES.items() if of == kind)
+
+
+def source_spec(name: str) -> SourceSpec:
+    """The SourceSpec its module declares, importing that module alone."""
+    module, _ = SOURCE_MODULES[name]
+    spec: SourceSpec = importlib.import_module(f"services.scraper.sources.{module}").SOURCE
+    return spec
 
 
 # Paragraphs are single lines: the help renderer wraps them to the terminal.
@@ -40,9 +59,9 @@ HELP = (
     "condition, listing_type, quantity, gpu_id and reason (null when the line is priced "
     "and matched; otherwise the price issue, the title matcher's rejection or the "
     "pipeline's).\n\n"
-    f"Market sources ({_names(SourceKind.MARKET)}): one line per listing; quantity "
+    f"Market sources ({_names('market')}): one line per listing; quantity "
     "and gpu_id come from the title matcher.\n\n"
-    f"Cloud sources ({_names(SourceKind.CLOUD)}): one line per instance type and region (per "
+    f"Cloud sources ({_names('cloud')}): one line per instance type and region (per "
     "offer on vast), with its on-demand and spot prices on the same line: price is the "
     "hourly price of the whole instance, on demand (spot when there is no on-demand "
     "price; `pricing` says which), spot_price the spot one; quantity is the GPUs per "
@@ -61,16 +80,15 @@ HELP = (
 
 def parse_page(
     file: Annotated[Path, typer.Argument(metavar="FILE", help="saved page: HTML, JSON or CSV")],
-    source: Annotated[str, typer.Option("--source", help=f"one of: {', '.join(SOURCES)}")],
+    source: Annotated[str, typer.Option("--source", help=f"one of: {', '.join(SOURCE_MODULES)}")],
     url: Annotated[
         str | None, typer.Option("--url", help="URL the page came from; default: see above")
     ] = None,
 ) -> None:
     """Parse a saved page offline; one JSON line per listing or offer (see --help)."""
-    # Every discovered source reads its own saved pages (SourceSpec.parse_page).
-    spec = SOURCES.get(source)
-    if spec is None:
-        valid = ", ".join(SOURCES)
+    # Every source reads its own saved pages (SourceSpec.parse_page).
+    if source not in SOURCE_MODULES:
+        valid = ", ".join(SOURCE_MODULES)
         raise typer.BadParameter(
             f"unknown source {source!r}; valid: {valid}", param_hint="--source"
         )
@@ -78,6 +96,11 @@ def parse_page(
         body = file.read_bytes()
     except OSError as exc:
         _fail(2, f"cannot read {file}: {exc.strerror or exc}")
+    from services.scraper.blocks import block_page
+    from services.scraper.errors import ParseError
+    from services.scraper.settings import get_scraper_settings
+
+    spec = source_spec(source)
     blocked_by = block_page(body)
     if blocked_by is not None:
         refused = "the site refused the request; no listings were read"
@@ -104,15 +127,22 @@ def page_lines(
     spec: SourceSpec, body: bytes, url: str | None, settings: ScraperSettings
 ) -> list[Json]:
     """The JSON objects for one page, in page order."""
+    from services.scraper.pipeline import PriceBounds
+    from services.scraper.spec import SourceKind
+    from services.scraper.verdict import cloud_verdicts, listing_verdict
+    from shared.matching.titles import match_title
+
     page = spec.parse_page(body, url, settings, datetime.now(UTC))
     if spec.kind is SourceKind.CLOUD:
         return [_cloud_line(spec.name, verdict) for verdict in cloud_verdicts(page.offers)]
     bounds = PriceBounds.from_settings(settings)
-    return [_market_line(spec.name, listing, bounds) for listing in page.listings]
+    return [
+        _market_line(spec.name, listing, listing_verdict(listing, match_title, bounds))
+        for listing in page.listings
+    ]
 
 
-def _market_line(source: str, listing: RawListing, bounds: PriceBounds) -> Json:
-    verdict = listing_verdict(listing, match_title, bounds)
+def _market_line(source: str, listing: RawListing, verdict: ListingVerdict) -> Json:
     return {
         "source": source,
         "listing_id": listing.listing_id,

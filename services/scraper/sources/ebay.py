@@ -545,13 +545,15 @@ def parse_page(
     (item links then point to its site), and "Sold <date>" captions make it a sold
     search, whose uncaptioned cards are sales too: eBay leaves the sold flag out of the
     canonical link."""
+    # Decoded once: the canonical link, the read and a sold page's second read share it.
+    markup = decode_markup(body)
     if url is not None:
-        return ParsedPage(listings=parse(body, url))
-    page_url = canonical_search_url(body) or search_url(settings.ebay_base_url, PAGE_QUERY)
-    listings = parse(body, page_url)
+        return ParsedPage(listings=parse(markup, url))
+    page_url = canonical_search_url(markup) or search_url(settings.ebay_base_url, PAGE_QUERY)
+    listings = parse(markup, page_url)
     if is_sold_search(page_url) or not any(item.sold_at for item in listings):
         return ParsedPage(listings=listings)
-    return ParsedPage(listings=parse(body, as_sold_search(page_url)))
+    return ParsedPage(listings=parse(markup, as_sold_search(page_url)))
 
 
 SOURCE = SourceSpec(

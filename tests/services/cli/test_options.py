@@ -12,6 +12,7 @@ from services.cli.quotes import app as quotes_app
 from services.cli.tco import app as tco_app
 from shared.quotes.schemas import ClusterRequest
 from shared.tco.schemas import TcoRequest
+from tests.services.cli.helptext import option_help
 
 runner = CliRunner()
 
@@ -48,3 +49,16 @@ def test_compare_file_errors_name_the_field_and_its_values(tmp_path: Path) -> No
     assert result.exit_code == 2
     assert "candidates.0.acquisition: unknown value 'lease'" in result.output
     assert "buy, rent" in result.output
+
+
+def test_help_names_the_choices_and_bounds_not_a_type() -> None:
+    result = runner.invoke(tco_app, ["--help"], env={"COLUMNS": "120"})
+    options = option_help(result.output)
+    assert "<pricing>" in options["--pricing"] and "on-demand | spot" in options["--pricing"]
+    assert "<str>" not in options["--pricing"]
+    assert "(1<=x<=512)" in options["--count"] and "[default: 1]" in options["--count"]
+    assert "<decimal>" in options["--purchase-usd"]
+    assert "(0<=x<=100000000)" in options["--purchase-usd"]
+    assert "(0<=x<1)" in options["--resale-pct"]
+    cluster = runner.invoke(quotes_app, ["cluster", "--help"], env={"COLUMNS": "120"})
+    assert "(0<x<=1000000000)" in option_help(cluster.output)["--budget-usd"]

@@ -1,0 +1,113 @@
+"""Start time of the `gpu-advisor` command: help, parse-page's help and a real parse-page
+run, each in a fresh process, against a `python -c pass` baseline.
+
+Runs are interleaved (one of each command per round) so that a noisy shared machine
+slows them alike; prints each command's median and fastest wall time, its median CPU
+time (user + system: less moved by other load than the wall time) and its ratio to the
+baseline's median, all measured in the same run. Nothing is asserted about time.
+
+    .venv/bin/python -m bench.cli_start            # 7 rounds
+    .venv/bin/python -m bench.cli_start --runs 15
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+# A bundled sold search page (60 kB): the real run parses and matches its listings.
+PAGE = ROOT / "tests/services/scraper/samples/ebay/real_us_sold.html"
+
+
+def cli() -> list[str]:
+    """The installed console script, as users run it; the module when it is not installed."""
+    script = Path(sys.executable).with_name("gpu-advisor")
+    if script.exists():
+        return [str(script)]
+    found = shutil.which("gpu-advisor")
+    return [found] if found else [sys.executable, "-m", "services.cli.main"]
+
+
+def commands() -> dict[str, list[str]]:
+    """Label -> argv; the baseline first."""
+    gpu_advisor = cli()
+    return {
+        "python -c pass": [sys.executable, "-c", "pass"],
+        "gpu-advisor --help": [*gpu_advisor, "--help"],
+        "gpu-advisor parse-page --help": [*gpu_advisor, "parse-page", "--help"],
+        "gpu-advisor parse-page (sold page)": [
+            *gpu_advisor,
+            "parse-page",
+            "--source",
+            "ebay",
+            str(PAGE),
+        ],
+    }
+
+
+@dataclass
+class Samples:
+    wall: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run_once(argv: list[str], env: dict[str, str], into: Samples) -> None:
+    """One run's wall and CPU seconds, spawn to exit; a failing command stops the bench."""
+    cpu = _children_cpu()
+    start = time.perf_counter()
+    done = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, check=False)
+    into.wall.append(time.perf_counter() - start)
+    into.cpu.append(_children_cpu() - cpu)
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(argv)} exited {done.returncode}: {done.stderr.decode()}")
+
+
+def measure(argvs: dict[str, list[str]], runs: int, env: dict[str, str]) -> dict[str, Samples]:
+    samples = {label: Samples() for label in argvs}
+    for _ in range(runs):
+        for label, argv in argvs.items():
+            run_once(argv, env, samples[label])
+    return samples
+
+
+def report(samples: dict[str, Samples]) -> None:
+    """One line per command; the first is the baseline the ratios divide by."""
+    baseline = statistics.median(next(iter(samples.values())).wall)
+    runs = len(next(iter(samples.values())).wall)
+    print(f"{runs} runs each; wall median, fastest, CPU median, wall median / python's")
+    for label, taken in samples.items():
+        median = statistics.median(taken.wall)
+        print(
+            f"{label:36} {median * 1000:6.0f} ms {min(taken.wall) * 1000:6.0f} ms"
+            f" {statistics.median(taken.cpu) * 1000:6.0f} ms cpu {median / baseline:6.1f}x"
+        )
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=7, help="rounds of every command")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as data_dir:
+        # None of these commands needs a database; an empty data directory proves it.
+        env = {**os.environ, "GPU_ADVISOR_DATA_DIR": data_dir, "COLUMNS": "100"}
+        report(measure(commands(), args.runs, env))
+
+
+if __name__ == "__main__":
+    main()

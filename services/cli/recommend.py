@@ -1,0 +1,224 @@
+"""`gpu-advisor recommend`: GET /recommend's ranking, as a table or as its JSON body."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Annotated, Any, cast
+
+import typer
+from pydantic import BaseModel, ConfigDict, Field
+
+from services.cli.options import fail, schema_options
+from shared.builds.schemas import Condition, Deployment, Network, Precision, Pricing, Task
+from shared.kit.errors import InputError
+from shared.recommend.schemas import LlmMode, Phase, Sort, WeightPrecision
+
+if TYPE_CHECKING:
+    from fastapi import Request
+
+# services/api/recommend/router.py's MAX_MEMORY_GB: importing the router for it would
+# load the API whenever `recommend --help` is asked for.
+MAX_MEMORY_GB = 2048
+
+
+class RecommendRequest(BaseModel):
+    """GET /recommend's query parameters with the router's defaults, bounds and
+    descriptions. The router declares them one by one, not as a schema;
+    tests/services/cli/test_recommend.py keeps the two equal."""
+
+    model_config = ConfigDict(frozen=True)
+
+    task: Task = Field(description="workload; sets the default minimum memory")
+    memory_gb: float | None = Field(
+        default=None, gt=0, le=MAX_MEMORY_GB, description="minimum memory per GPU (GB)"
+    )
+    precision: Precision = "fp16"
+    condition: Condition = Field(
+        default="any", description="new, used, any (the fresher, then cheaper) or cloud (rent)"
+    )
+    pricing: Pricing = Field(
+        default="on-demand", description="with condition=cloud: on-demand or spot prices"
+    )
+    budget_usd: float | None = Field(
+        default=None,
+        gt=0,
+        description="maximum price per GPU (per GPU-hour with condition=cloud)",
+    )
+    count: int = Field(default=1, ge=1, le=64, description="GPUs in one build")
+    datacenter: bool = Field(
+        default=False, description="exclude cards whose licence bars datacenter use"
+    )
+    deployment: Deployment = Field(
+        default="auto",
+        description="machines to price a build of count GPUs in; auto: see the layout",
+    )
+    network: Network = Field(
+        default="infiniband", description="between machines, when a build needs several"
+    )
+    limit: int = Field(default=10, ge=1, le=100)
+    sort: Sort = "perf_per_dollar"
+    params_b: float | None = Field(
+        default=None,
+        gt=0,
+        le=10000,
+        description="LLM size in billions: sizes memory instead of memory_gb",
+    )
+    mode: LlmMode = Field(default="inference", description="with params_b")
+    context: int = Field(default=4096, ge=1, le=2_000_000, description="tokens, with params_b")
+    batch: int = Field(default=1, ge=1, le=4096, description="sequences, with params_b")
+    weights: WeightPrecision | None = Field(
+        default=None, description="weight storage with params_b; default follows precision"
+    )
+    model: str | None = Field(
+        default=None,
+        max_length=64,
+        description="an LLM family of the shape table (e.g. llama-3-70b, mixtral-8x7b): "
+        "its layers, KV heads and sizes; params_b may then be left out",
+    )
+    kv_heads: int | None = Field(
+        default=None,
+        ge=1,
+        le=1024,
+        description="with params_b: heads that keep K and V (default 8 from 7B up, "
+        "grouped-query attention; all heads below)",
+    )
+    active_params_b: float | None = Field(
+        default=None,
+        gt=0,
+        le=10000,
+        description="with params_b: parameters per token (mixture of experts)",
+    )
+    phase: Phase | None = Field(
+        default=None,
+        description="training or inference: task=cv with phase=inference ranks CNN "
+        "inference (MLPerf ResNet-50, RetinaNet, 3D U-Net), as precision=int8 does",
+    )
+
+
+@schema_options(RecommendRequest)  # one option per field: GET /recommend's parameters
+def recommend(
+    request: RecommendRequest,
+    as_json: Annotated[
+        bool,
+        typer.Option("--json", help="print the JSON body GET /recommend answers, unchanged"),
+    ] = False,
+) -> None:
+    """The GPUs with the best performance per dollar for a workload, as GET /recommend
+    ranks them."""
+    try:
+        body = recommend_body(request)
+    except InputError as exc:
+        raise fail(str(exc), exc.valid) from None
+    if as_json:
+        typer.echo(body)
+        return
+    typer.echo(table(json.loads(body)))
+
+
+def recommend_body(request: RecommendRequest) -> str:
+    """GET /recommend's body for `request` on this CLI's database, as a caller without an
+    API key gets it (no posted quotes)."""
+    from services.api.recommend.cache import ResponseCache
+    from services.api.recommend.router import get_recommendation
+    from services.cli.context import cli_context
+    from shared.recommend.scores import ScoreCache
+
+    # The router turns the parameters into the ranking's query (the memory a task, model
+    # or params_b needs; the checks between parameters): calling it keeps that in one
+    # place. Of the request it reads only the app's caches: fresh ones, none kept.
+    caches = SimpleNamespace(score_cache=ScoreCache(), response_cache=ResponseCache(max_entries=0))
+    stand_in = cast("Request", SimpleNamespace(app=SimpleNamespace(state=caches)))
+    params = request.model_dump()
+    params["llm_model"] = params.pop("model")  # the router's name for ?model=
+    with cli_context() as ctx, ctx.session() as session:
+        response = get_recommendation(stand_in, session, ctx.settings, ctx.model, None, **params)
+    return bytes(response.body).decode()
+
+
+Json = dict[str, Any]
+HEADER = ("#", "GPU", "memory", "perf/$1k", "80 % interval", "price", "measure", "observed")
+
+
+def table(body: Json) -> str:
+    """The answer for a terminal: the query, one row per GPU with its price's basis and
+    caveats beneath, then why nothing (or some card) is not ranked."""
+    lines = _heading(body)
+    results = body["results"]
+    if results:
+        rows = [HEADER, *(_row(r) for r in results)]
+        widths = [max(len(row[i]) for row in rows) for i in range(len(HEADER))]
+        indent = " " * (widths[0] + 2)
+        for number, row in enumerate(rows):
+            lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+            if number:
+                lines += [f"{indent}{detail}" for detail in _details(results[number - 1])]
+    empty = body.get("empty")
+    if empty:
+        lines.append(empty["message"])  # it counts the cards each filter removed
+        lines += [f"try: {suggestion}" for suggestion in empty["suggestions"]]
+    for card in body.get("unranked", []):
+        lines.append(
+            f"not ranked: {card['gpu']['id']}: {card['reason']} (last {_usd(card['last_usd'])} "
+            f"{card['measure']}, {card['last_observed_at'][:10]})"
+        )
+    return "\n".join(lines)
+
+
+def _heading(body: Json) -> list[str]:
+    query = body["query"]
+    cloud = query["condition"] == "cloud"
+    market = (
+        f"cloud {query['pricing']}, per GPU-hour" if cloud else f"condition {query['condition']}"
+    )
+    build = f"{query['count']} GPU{'s' if query['count'] > 1 else ''}"
+    lines = [
+        f"{query['task']} at {query['precision']}, {build}, {market}; at least "
+        f"{query['memory_gb']:g} GB per GPU ({query['memory_basis']})",
+        f"sorted by {body['sorted_by']}",
+    ]
+    ages = body.get("market")
+    if ages:
+        as_of = (ages["newest_observed_at"] or "")[:10]
+        lines.append(
+            f"prices as of {as_of}: median age {ages['median_age_days']} days, "
+            f"{ages['stale_share']:.0%} stale, {ages['estimated_share']:.0%} estimated; "
+            f"model {body['model_version']}"
+        )
+    return [*lines, ""]
+
+
+def _row(result: Json) -> tuple[str, ...]:
+    price = result["price"]
+    low, high = result["perf_per_1000_usd_interval"]
+    hourly = price["unit"] == "usd_per_gpu_hour"
+    usd = _usd(price["usd"]) + ("/GPU-h" if hourly else "")
+    offer = price["pricing"] if hourly else price["condition"]
+    measure = price["measure_description"] + (" (estimated)" if price["estimated"] else "")
+    return (
+        str(result["rank"]),
+        result["gpu"]["id"],
+        f"{result['gpu']['memory_gb']:g} GB",
+        _figure(result["perf_per_1000_usd"]),
+        f"{_figure(low)}-{_figure(high)}",
+        f"{usd} {offer}",
+        measure,
+        price["observed_at"][:10],
+    )
+
+
+def _details(result: Json) -> list[str]:
+    basis = result["price"]["basis"]
+    notes = [f"price: {basis}"] if basis else []
+    return notes + [f"caveat: {caveat}" for caveat in result["caveats"]]
+
+
+def _usd(amount: str) -> str:
+    """ "$1,207.00", "$2.29", "$1.0022": cents at least, and an hourly rate's digits."""
+    whole, _, cents = f"{Decimal(amount):,.4f}".partition(".")
+    return f"${whole}.{cents.rstrip('0').ljust(2, '0')}"
+
+
+def _figure(value: float) -> str:
+    return f"{value:,.0f}" if abs(value) >= 100 else f"{value:.3g}"

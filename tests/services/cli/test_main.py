@@ -1,0 +1,80 @@
+"""The `gpu-advisor` app starts without the database layer or the scraper, and lists
+every command, those loaded when invoked included."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from typing import Any
+
+import typer
+from typer.testing import CliRunner
+
+from services.cli.lazy import LazyCommand
+from services.cli.main import LAZY, ORDER, app
+from tests.processes import ROOT
+
+# What the commands that need no database must not pay for at start.
+HEAVY = ("sqlalchemy", "alembic", "sqlmodel", "fastapi", "shared.models", "services.scraper")
+
+
+def loaded_modules(code: str) -> set[str]:
+    """The modules a fresh interpreter has imported after running `code`."""
+    done = subprocess.run(
+        [sys.executable, "-c", f"{code}\nimport sys; print('\\n'.join(sys.modules))"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    return set(done.stdout.split())
+
+
+def heavy(modules: set[str]) -> set[str]:
+    return {m for m in modules if m.split(".")[0] in HEAVY or m.startswith(HEAVY)}
+
+
+def test_importing_the_cli_imports_no_database_layer_and_no_scraper() -> None:
+    modules = loaded_modules("import services.cli.main")
+    assert "services.cli.main" in modules
+    assert heavy(modules) == set()
+
+
+def test_help_builds_every_command_without_loading_them() -> None:
+    code = (
+        "from typer.testing import CliRunner\n"
+        "from services.cli.main import app\n"
+        "assert CliRunner().invoke(app, ['--help']).exit_code == 0\n"
+        "assert CliRunner().invoke(app, ['parse-page', '--help']).exit_code == 0\n"
+    )
+    modules = loaded_modules(code)
+    assert heavy(modules) == set()
+    # No request schema is built for the list: the lazy commands stay unloaded.
+    assert not {m for m in modules if m.startswith(("shared.", "services.cli.tco"))}
+
+
+def test_the_command_list_is_every_command_in_order() -> None:
+    group: Any = typer.main.get_command(app)
+    assert list(group.commands) == list(ORDER)
+    help_text = " ".join(CliRunner().invoke(app, ["--help"]).output.split())
+    assert all(name in help_text for name in ORDER)
+
+
+def test_each_lazy_command_is_listed_with_the_help_it_loads_with() -> None:
+    group: Any = typer.main.get_command(app)
+    for name, lazy in LAZY.items():
+        command = group.commands[name]
+        assert isinstance(command, LazyCommand)
+        first_paragraph = " ".join(command.loaded.help.split("\n\n")[0].split())
+        assert first_paragraph == lazy.help, name
+        assert command.loaded.name == name
+
+
+def test_a_lazy_group_runs_its_subcommands_and_their_help() -> None:
+    listed = CliRunner().invoke(app, ["tco", "--help"])
+    assert listed.exit_code == 0 and "--cloud-gpu" in listed.output
+    wrong = CliRunner().invoke(app, ["quotes", "cluster", "--gpu", "rtx-3090", "--task", "x"])
+    assert wrong.exit_code == 2 and "task: unknown value 'x'" in wrong.output
+    typo = CliRunner().invoke(app, ["qoutes"])
+    assert typo.exit_code == 2 and "quotes" in typo.output
