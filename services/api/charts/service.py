@@ -56,12 +56,11 @@ def span(
     condition: str | None,
     since: datetime | None,
     after_id: int | None = None,
+    up_to: int | None = None,
 ) -> tuple[datetime | None, datetime | None, int]:
     """First and last time and count of the matching prices (with an id above `after_id`:
-    the prices stored since)."""
-    where = _history_filter(gpu_id, condition, since)
-    if after_id is not None:
-        where.append(col(PriceObservation.id) > after_id)
+    the prices stored since; up to `up_to`)."""
+    where = _history_filter(gpu_id, condition, since) + _ids(after_id, up_to)
     observed = col(PriceObservation.observed_at)
     query = select(func.min(observed), func.max(observed), func.count()).where(*where)
     first, last, n = session.connection().execute(query).one()
@@ -110,6 +109,39 @@ def periods(
     return [
         ((cond, source, kind), int(i), float(median), float(low), float(high), n)
         for cond, source, kind, i, median, low, high, n in session.connection().execute(query)
+    ]
+
+
+def prices(
+    session: Session,
+    gpu_id: str,
+    condition: str | None,
+    since: datetime | None,
+    after_id: int | None = None,
+    up_to: int | None = None,
+) -> list[tuple[tuple[str, str, str], datetime, float]]:
+    """The matching prices with after_id < id <= up_to as ((condition group, source,
+    kind), time, USD): what `periods` aggregates, for a cache that aggregates them
+    itself (series_cache.py)."""
+    observed = col(PriceObservation.observed_at)
+    query = select(
+        market_group(),
+        col(PriceObservation.source),
+        col(PriceObservation.kind),
+        observed,
+        col(PriceObservation.price_usd),
+    ).where(*_history_filter(gpu_id, condition, since), *_ids(after_id, up_to))
+    return [
+        ((cond, source, kind), at, float(usd))
+        for cond, source, kind, at, usd in session.connection().execute(query)
+    ]
+
+
+def _ids(after_id: int | None, up_to: int | None) -> list[ColumnElement[bool]]:
+    ids = col(PriceObservation.id)
+    return [
+        *([] if after_id is None else [ids > after_id]),
+        *([] if up_to is None else [ids <= up_to]),
     ]
 
 

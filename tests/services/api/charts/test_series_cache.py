@@ -85,6 +85,47 @@ def test_new_prices_redo_only_their_periods_and_match_every_row(history, counted
     assert counted.fulls == 1
 
 
+@pytest.mark.parametrize("condition", [None, "used"])
+def test_updated_series_equal_a_full_computation_exactly(history, monkeypatch, condition):
+    """A redone period is aggregated from its prices held in the cache as the database
+    aggregates it (PostgreSQL's percentile_cont, or Python's median): an updated series
+    equals a fresh cache's float for float, and no update aggregates in SQL."""
+    from services.api.charts import series_cache
+
+    aggregated: list[object] = []
+    real = series_cache.periods
+
+    def periods(*args, **kwargs):
+        aggregated.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(series_cache, "periods", periods)
+    rng = random.Random(17)
+    cache = SeriesCache()
+    cache.get(history, GPU, condition)
+    end = START + timedelta(days=200)
+    for _step in range(15):
+        # Prices of now (the held last periods), and back-dated ones into older periods
+        # (their prices are read again from there on).
+        for _ in range(rng.randrange(1, 8)):
+            back = rng.uniform(0, 150) if rng.random() < 0.2 else rng.uniform(0, 0.2)
+            history.add(
+                make_observation(
+                    gpu_id=GPU,
+                    condition=rng.choice(("new", "used", "refurbished")),
+                    source=rng.choice(("ebay", "newegg")),
+                    # Cents over a wide range: for one pair in seven, the two medians of
+                    # an even count ((a + b) / 2 and a + (b - a) / 2) differ in a bit.
+                    usd=f"{rng.uniform(1, 30000):.2f}",
+                    observed_at=end - timedelta(days=back),
+                )
+            )
+        end += timedelta(hours=6)
+        history.flush()
+        assert cache.get(history, GPU, condition) == SeriesCache().get(history, GPU, condition)
+    assert len(aggregated) == 1 + 15  # the first computation, then each fresh cache's
+
+
 def test_a_price_before_the_first_or_longer_periods_redo_everything(history, counted):
     rng = random.Random(11)
     cache = counted()
