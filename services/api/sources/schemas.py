@@ -16,10 +16,16 @@ class SourceOut(BaseModel):
         description=(
             "how the latest run ended: ok; failed (fetch or store error); parse_failure "
             "(a page it could not read); blocked (the site answered with a bot-check page: "
-            "it is refusing the scraper, which is not a page without listings)"
+            "it is refusing the scraper, which is not a page without listings); never_run "
+            "(no run recorded yet: a fresh install, or a source no schedule runs)"
         )
     )
-    interval_s: int = Field(description="scrape interval; stale after 2 without a success")
+    interval_s: int = Field(
+        description=(
+            "scrape interval; stale after 2 without a success. A source that has not run "
+            "yet: its interval in GPU_ADVISOR_SCRAPE_SOURCES, else the source's default"
+        )
+    )
     last_run_at: datetime | None
     last_success_at: datetime | None
     last_error_at: datetime | None
@@ -33,8 +39,23 @@ class SourceOut(BaseModel):
     )
     stale_after: datetime | None
     last_summary: dict[str, Any] | None
+    scheduled: bool = Field(
+        description=(
+            "this deployment runs it on a schedule (listed in GPU_ADVISOR_SCRAPE_SOURCES; "
+            "the embedded default schedules none: `gpu-advisor scrape` runs them by hand)"
+        )
+    )
+    needs_api_key: bool = Field(
+        description="it cannot run without an API key or OAuth client (GPU_ADVISOR_SCRAPER_*)"
+    )
+    description: str | None = Field(
+        description="what it scrapes; null for a source the scraper no longer has"
+    )
 
 
 class SourcesOut(BaseModel):
     as_of: datetime
-    sources: list[SourceOut]
+    sources: list[SourceOut] = Field(
+        description="every source the scraper has, by name, run or not, and any source "
+        "that ran before and is no longer built in"
+    )

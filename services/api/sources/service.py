@@ -1,4 +1,5 @@
-"""Source health as the scraper recorded it."""
+"""Source health as the scraper recorded it, and every configured source that has not
+run yet."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ from typing import Any
 
 from sqlmodel import Session
 
+from services.api.sources.configured import BY_NAME, ConfiguredSource
 from services.api.sources.schemas import SourceOut, SourcesOut
+from shared.kit.settings import Settings
 from shared.sources.status import (
     BLOCKED,
     PARSE_FAILURE,
@@ -19,14 +22,33 @@ from shared.sources.status import (
 )
 
 
-def list_sources(session: Session) -> SourcesOut:
+def list_sources(session: Session, settings: Settings) -> SourcesOut:
+    """Every source the scraper has, by name: the ones that ran as their last run left
+    them, the others `never_run`; and a source that ran and is no longer built in (its
+    row outlives it) as it was."""
+    schedule = settings.scrape_schedule()
+    ran = {status.name: status for status in all_statuses(session)}
+    statuses = [ran.get(name) or _never_run(source, schedule) for name, source in BY_NAME.items()]
+    statuses += [status for name, status in ran.items() if name not in BY_NAME]
     return SourcesOut(
-        as_of=datetime.now(UTC), sources=[source_out(s) for s in all_statuses(session)]
+        as_of=datetime.now(UTC),
+        sources=[
+            source_out(status, schedule)
+            for status in sorted(statuses, key=lambda status: status.name)
+        ],
     )
 
 
-def source_out(status: SourceStatus) -> SourceOut:
+def _never_run(source: ConfiguredSource, schedule: dict[str, int]) -> SourceStatus:
+    """The row a first run would create (not stored): its configured interval, no runs."""
+    return SourceStatus(
+        name=source.name, interval_s=schedule.get(source.name, source.default_interval_s)
+    )
+
+
+def source_out(status: SourceStatus, schedule: dict[str, int]) -> SourceOut:
     state = latest_run_state(status)
+    configured = BY_NAME.get(status.name)
     return SourceOut(
         name=status.name,
         status=state,
@@ -42,6 +64,9 @@ def source_out(status: SourceStatus) -> SourceOut:
         stale=status.stale,
         stale_after=_stale_after(status),
         last_summary=_summary(status.last_summary),
+        scheduled=status.name in schedule,
+        needs_api_key=configured is not None and configured.needs_api_key,
+        description=configured.description if configured else None,
     )
 
 
