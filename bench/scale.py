@@ -7,6 +7,10 @@ scraped price committed as the scraper does), and GET /gpus/{id}/prices with pag
 Prints growth ratios between the smallest and the largest size, never asserts times.
 
     .venv/bin/python bench/scale.py [--sizes 10000,100000,1000000] [--changes 20]
+        [--paths recompute,recommend,history]
+
+The history's first page after a price is printed against the same page requested again
+(nothing stored since), both measured in the same run.
 """
 
 from __future__ import annotations
@@ -270,15 +274,24 @@ def measure(rows: int, redis_url: str, args: argparse.Namespace, logs: Path) -> 
         with session_scope(engine) as session:
             key = create_key(session, "scale-bench", "write").key
         engine.dispose()
-        figures.recompute_s = full_recompute_seconds(settings, args.recompute_runs)
-        print(f"[{rows}] full recompute {figures.recompute_s:.2f} s", flush=True)
+        paths = set(args.paths.split(","))
+        if "recompute" in paths:
+            figures.recompute_s = full_recompute_seconds(settings, args.recompute_runs)
+            print(f"[{rows}] full recompute {figures.recompute_s:.2f} s", flush=True)
         with services(env, logs) as base, httpx.Client(base_url=base, timeout=60) as client:
-            figures.history = p50_p95_ms(history_latencies(client, args.history_rounds))
-            print(f"[{rows}] history p50/p95 {_pair(figures.history)}", flush=True)
-            figures.quote = p50_p95_ms(quote_to_recommend(client, key, args.changes))
-            print(f"[{rows}] quote -> /recommend p50/p95 {_pair(figures.quote)}", flush=True)
-            figures.scraped = p50_p95_ms(scraped_to_recommend(client, settings, args.changes))
-            print(f"[{rows}] scraped -> /recommend p50/p95 {_pair(figures.scraped)}", flush=True)
+            if "history" in paths:
+                figures.history = p50_p95_ms(history_latencies(client, args.history_rounds))
+                print(f"[{rows}] history p50/p95 {_pair(figures.history)}", flush=True)
+            if "recommend" in paths:
+                figures.quote = p50_p95_ms(quote_to_recommend(client, key, args.changes))
+                print(f"[{rows}] quote -> /recommend p50/p95 {_pair(figures.quote)}", flush=True)
+                scraped = scraped_to_recommend(client, settings, args.changes)
+                figures.scraped = p50_p95_ms(scraped)
+                print(
+                    f"[{rows}] scraped -> /recommend p50/p95 {_pair(figures.scraped)}", flush=True
+                )
+            if "history" not in paths:
+                return figures
             # Last: these prices get no recompute.
             after, again = history_after_a_price(client, settings, args.changes)
             figures.history_new, figures.history_again = p50_p95_ms(after), p50_p95_ms(again)
@@ -339,6 +352,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--history-rounds", type=int, default=3)
     parser.add_argument("--recompute-runs", type=int, default=3)
     parser.add_argument("--seed", type=int, default=15)
+    parser.add_argument(
+        "--paths",
+        default="recompute,recommend,history",
+        help="what to measure: the full recompute, price -> /recommend, the history pages",
+    )
     return parser.parse_args(argv)
 
 

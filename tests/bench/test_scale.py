@@ -55,7 +55,8 @@ def test_the_report_prints_growth_between_the_smallest_and_largest_size(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     args = parse_args(["--sizes", "10,1000", "--changes", "3"])
-    assert (args.sizes, args.changes) == ("10,1000", 3)
+    assert (args.sizes, args.changes, args.paths) == ("10,1000", 3, "recompute,recommend,history")
+    assert parse_args(["--paths", "history"]).paths == "history"
     report(
         [
             Figures(10, 1.0, (10, 20), (10, 30), (5, 10), (8, 10), (4, 5)),

@@ -2,9 +2,9 @@
 since: what the price history's market price and the GPU page are computed from.
 
 Reading the market window of the most listed card again after each of its new prices cost
-~190 ms at a million prices (bench/scale.py: a week of its scraped rows ranked per
-listing in SQL, and its bundled rows), on the first history page and GPU page after every
-price. Prices are append-only and their quarantine is decided when they are stored
+135-250 ms at a million prices (bench/scale_data.py; ~60 ms of it ranking a week of its
+scraped rows per listing in SQL, the rest loading those and its 2.5k bundled rows), on
+the first history page and GPU page after every price. Prices are append-only and their quarantine is decided when they are stored
 (shared/pricing/ingest.py), so an entry holds every row a window can reach and appends the
 rows with a higher id: the GPU's other kinds whole, and per scraped condition group every
 unquarantined row from its window's start at the full computation on (`floor`). The
