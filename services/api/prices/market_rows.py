@@ -4,13 +4,14 @@ since: what the price history's market price and the GPU page are computed from.
 Reading the market window of the most listed card again after each of its new prices cost
 135-250 ms at a million prices (bench/scale_data.py; ~60 ms of it ranking a week of its
 scraped rows per listing in SQL, the rest loading those and its 2.5k bundled rows), on
-the first history page and GPU page after every price. Prices are append-only and their quarantine is decided when they are stored
-(shared/pricing/ingest.py), so an entry holds every row a window can reach and appends the
-rows with a higher id: the GPU's other kinds whole, and per scraped condition group every
-unquarantined row from its window's start at the full computation on (`floor`). The
-newest price only moves forward, so later windows start no earlier; each answer takes
-the window of its own policy from the held rows and keeps what `market_observations`
-keeps (window.best_offers), in the same id order.
+the first history page and GPU page after every price. Prices are append-only and their
+quarantine is decided when they are stored (shared/pricing/ingest.py), so an entry holds
+every row a window can reach and appends the rows with a higher id: the GPU's other
+kinds whole, and per scraped condition group every unquarantined row from its window's
+start at the full computation on (`floor`). The newest price only moves forward, so
+later windows start no earlier; each answer takes the window of its own policy from the
+held rows and keeps what `market_observations` keeps (window.best_offers), in the same id
+order.
 
 A window that would start before the floor (the newest was a list price that has aged
 out of use, or a longer window), a group's first price, or an entry older than `ttl_s`

@@ -90,16 +90,15 @@ def test_updated_series_equal_a_full_computation_exactly(history, monkeypatch, c
     """A redone period is aggregated from its prices held in the cache as the database
     aggregates it (PostgreSQL's percentile_cont, or Python's median): an updated series
     equals a fresh cache's float for float, and no update aggregates in SQL."""
-    from services.api.charts import series_cache
+    from services.api.charts import service
 
     aggregated: list[object] = []
-    real = series_cache.periods
 
     def periods(*args, **kwargs):
         aggregated.append(args)
-        return real(*args, **kwargs)
+        return service.periods(*args, **kwargs)
 
-    monkeypatch.setattr(series_cache, "periods", periods)
+    monkeypatch.setattr("services.api.charts.series_cache.periods", periods)
     rng = random.Random(17)
     cache = SeriesCache()
     cache.get(history, GPU, condition)
