@@ -10,7 +10,7 @@ baseline, all measured in the same run. Nothing is asserted about time.
     .venv/bin/python bench/parse_speed.py --against 666d627 --against 58cd930
 
 Default baselines: 666d627, the adapter before it was checked against real pages
-(BeautifulSoup with html.parser, 296 ms for a 3 MB page), and 58cd930 (the results
+(BeautifulSoup with html.parser), and 58cd930 (the results
 column cut out, BeautifulSoup over lxml). The shipped adapter builds the tree with lxml
 directly. An older revision may read some cards by older rules; the script says so.
 

@@ -7,7 +7,13 @@ http://127.0.0.1:8000, the key printed by the README's own `api-keys create` for
 `gpa_...`, a webhook receiver on 127.0.0.1 for the example's receiver host (so no DNS
 lookup leaves the machine), `{id}` for the id of a quote made by the run, and the
 scraper's base URLs (settings, not the commands) for a local server of real captured
-pages. `make run` and `make test` themselves are what CI runs.
+pages. `make run` and `make test` themselves are what CI runs. A benchmark the README
+gives runs in its quick mode (QUICK_BENCH_ARGS): that it runs and what it prints, never
+its timings.
+
+Some outputs are checked too: the sample page of `parse-page` matches a GPU, the TCO
+commands print the figures of Dettmers' example the README quotes, and the parse-speed
+bench reports each adapter it compares.
 """
 
 from __future__ import annotations
@@ -19,6 +25,8 @@ import shlex
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -35,6 +43,9 @@ README = ROOT / "README.md"
 README_BASE = "http://127.0.0.1:8000"
 README_RECEIVER = "https://tools.example.com"
 STARTUP_S = 300
+# Each benchmark the README gives, and the arguments that make it quick (one parse per
+# page and adapter): a new bench command in the README needs its entry here.
+QUICK_BENCH_ARGS = {"bench/parse_speed.py": ["--runs", "1"]}
 
 
 @dataclass
@@ -105,6 +116,23 @@ def test_the_readme_has_the_examples_this_test_runs() -> None:
     assert sum(e.kind == "get" for e in examples) >= 12
     assert any("api-keys create" in e.text for e in examples)
     assert any(e.path == "/quotes/compare" for e in examples)
+    assert any("gpu-advisor parse-page" in e.text for e in examples)
+    prices = {_option(e.text, "--cloud-usd-per-hour") for e in examples if _dettmers(e.text)}
+    assert prices == set(_dettmers_claims()), "a TCO command per break-even the README quotes"
+    benches = [_bench_script(e.text) for e in examples if _bench_script(e.text)]
+    assert benches, "the README gives the parse-speed bench's command"
+    assert set(benches) <= set(QUICK_BENCH_ARGS), "a bench command without a quick mode"
+
+
+def test_the_readme_starts_with_make_run_and_make_test() -> None:
+    """The quick start's two commands come first, and the README points nowhere outside
+    the repository (the team's shared folder is not part of it)."""
+    text = README.read_text()
+    first = re.search(r"```sh\n(.*?)```", text, flags=re.S)
+    assert first is not None
+    commands = [line.split("#")[0].strip() for line in first.group(1).splitlines()]
+    assert commands == ["make run", "make test"]
+    assert "../shared" not in text
 
 
 @pytest.fixture(scope="module")
@@ -156,7 +184,99 @@ def _up(base: str) -> bool | None:
         return None
 
 
+# `python3 -m venv DIR` makes DIR/bin/python and DIR/bin/gpu-advisor, stand-ins that
+# answer every call (pip, compileall, serve) at once.
+FAKE_PYTHON3 = """#!/bin/sh
+mkdir -p "$3/bin"
+printf '#!/bin/sh\\n' > "$3/bin/python"
+cp "$3/bin/python" "$3/bin/gpu-advisor"
+chmod +x "$3/bin/python" "$3/bin/gpu-advisor"
+"""
+
+
+def test_make_run_says_each_step_as_the_readme_shows(tmp_path: Path) -> None:
+    """`make run` on a fresh clone prints one line per step before it starts (creating the
+    venv, installing, migrating and loading, serving), the lines the README shows. The
+    steps are stand-ins here (a fake python3, pip and server); CI's `make test` runs the
+    real install."""
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "python3").write_text(FAKE_PYTHON3)
+    (fake / "python3").chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if k not in ("PORT", "MAKEFLAGS")}
+    env["PATH"] = f"{fake}{os.pathsep}{env['PATH']}"
+    venv = tmp_path / "venv"
+    command = ["make", "-s", "-C", str(ROOT), "run", f"VENV={venv}"]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    said = [line.replace(str(venv), ".venv") for line in done.stdout.splitlines()]
+    shown = re.search(r"```text\n(==> .*?)```", README.read_text(), flags=re.S)
+    assert shown is not None
+    assert said == shown.group(1).splitlines()
+    assert len(said) == 4 and (venv / ".run-installed-stamp").exists()
+    # A second `make run` installs nothing: it only starts the server.
+    again = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
+    assert again.stdout.splitlines() == said[2:]
+
+
+def _bench_script(command: str) -> str | None:
+    found = re.match(r"\.venv/bin/python (bench/\S+\.py)", command)
+    return found.group(1) if found else None
+
+
+def _quick(command: str) -> str:
+    """A bench command in its quick mode (the README's comment dropped); others as given."""
+    script = _bench_script(command)
+    if script is None:
+        return command
+    return shlex.join([*shlex.split(command, comments=True), *QUICK_BENCH_ARGS[script]])
+
+
+def _option(command: str, name: str) -> str | None:
+    words = shlex.split(command, comments=True)
+    return words[words.index(name) + 1] if name in words else None
+
+
+def _dettmers(command: str) -> bool:
+    return "gpu-advisor tco" in command and _option(command, "--purchase-usd") == "2200"
+
+
+def _dettmers_claims() -> dict[str, int]:
+    """The README's break-even days of Dettmers' example, by cloud $/h as the commands
+    write it ("2.14": 293, "0.90": 722)."""
+    text = " ".join(README.read_text().split())
+    found = re.search(
+        r"break-even (\d+) days on demand \(\$([\d.]+)/h\) and (\d+) days at \$([\d.]+)/h", text
+    )
+    assert found, "the README quotes Dettmers' break-even days"
+    days_a, price_a, days_b, price_b = found.groups()
+    return {price_a: int(days_a), price_b: int(days_b)}
+
+
+def _check_output(command: str, output: str) -> None:
+    """What the README says these commands show, they show."""
+    if "gpu-advisor parse-page" in command:
+        rows = [json.loads(line) for line in output.splitlines()]
+        matched = [row for row in rows if row["gpu_id"] and row["reason"] is None]
+        assert matched, f"{command}: the sample page matched no GPU"
+    elif _dettmers(command):
+        report = json.loads(output)
+        text = " ".join(README.read_text().split())
+        found = re.search(r"reproduces: ([\d,]+) kWh/year, \$(\d+)/year", text)
+        assert found, "the README quotes Dettmers' energy figures"
+        assert round(report["own_kwh_per_year"]) == int(found.group(1).replace(",", ""))
+        assert round(Decimal(report["own_energy_usd_per_year"])) == int(found.group(2))
+        price = _option(command, "--cloud-usd-per-hour")
+        assert price is not None
+        assert round(report["break_even_days"]) == _dettmers_claims()[price], command
+    elif _bench_script(command) == "bench/parse_speed.py":
+        assert re.search(r"^all pages: \d+ listings$", output, flags=re.M), output
+        for variant in ("666d627", "58cd930", "shipped"):
+            assert re.search(rf"^  {variant} +\d+ listings/s", output, flags=re.M), output
+
+
 def _run_cli(stack: Stack, command: str) -> str:
+    command = _quick(command)
     done = subprocess.run(
         ["bash", "-c", command],
         cwd=ROOT,
@@ -223,6 +343,7 @@ def test_every_readme_example_works_as_written(stack: Stack) -> None:
         output = _run_cli(stack, example.text)
         if "api-keys create" in example.text:
             stack.outputs["api-keys create"] = output
+        _check_output(example.text, output)
     failures = []
     for example in (e for e in examples if e.kind != "cli"):
         response = _http(stack, example)
