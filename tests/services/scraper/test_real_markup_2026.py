@@ -139,7 +139,7 @@ def test_a_page_whose_cards_cannot_be_read_is_a_parse_failure_of_the_run(
     assert report.status == "parse_failure" and report.stored == 0
     assert "none read as a listing" in (report.error or "")
     with TestClient(app_with_routers(scrape_env.settings)) as client:
-        [shown] = client.get("/sources").json()["sources"]
+        shown = {s["name"]: s for s in client.get("/sources").json()["sources"]}["ebay"]
     assert (shown["status"], shown["parse_failure"], shown["blocked"]) == (
         "parse_failure",
         True,
