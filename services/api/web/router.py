@@ -109,8 +109,14 @@ class PageRoute(APIRoute):
         return page
 
     def _normalized(self, request: Request) -> Request:
-        """A GET form sends every field, empty or not; drop the empty ones."""
-        pairs = [(k, v) for k, v in request.query_params.multi_items() if v.strip() != ""]
+        """A GET form sends every field, empty or not; drop the empty ones, and the tracking
+        parameters a shared link may carry (utm_source, fbclid, ...): they mean nothing to
+        the page and would make its JSON, SVG and PNG links, which repeat the query, 422."""
+        pairs = [
+            (k, v)
+            for k, v in request.query_params.multi_items()
+            if v.strip() != "" and not _tracking(k)
+        ]
         for key, value in self.query_defaults.items():
             if not any(k == key for k, _ in pairs):
                 pairs.append((key, value))
@@ -121,6 +127,15 @@ class PageRoute(APIRoute):
     def error_page(self, request: Request, errors: list[FieldError], status: int) -> Response:
         html = render("error.html", errors=errors, status=status, title="Not found")
         return HTMLResponse(html, status_code=status)
+
+
+# Link-tracking parameters (analytics and ad platforms), never a field of ours.
+TRACKING_PREFIXES = ("utm_",)
+TRACKING_NAMES = frozenset({"fbclid", "gclid", "dclid", "msclkid", "mc_cid", "mc_eid"})
+
+
+def _tracking(name: str) -> bool:
+    return name.startswith(TRACKING_PREFIXES) or name in TRACKING_NAMES
 
 
 class RecommendPageRoute(PageRoute):

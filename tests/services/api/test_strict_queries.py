@@ -32,9 +32,14 @@ def test_known_parameters_and_pages_are_untouched(market_client: TestClient) -> 
         market_client.get("/recommend", params={"task": "cv", "memory_gb": 24}).status_code == 200
     )
     assert market_client.get("/health").status_code == 200
-    # An HTML page keeps working with a tracking parameter a link may carry.
-    page = market_client.get("/", params={"task": "cv", "utm_source": "mail"})
+    # An HTML page keeps working with a tracking parameter a link may carry, and its links
+    # (which repeat the query to the strict API) leave it out.
+    page = market_client.get("/", params={"task": "cv", "utm_source": "mail", "fbclid": "x"})
     assert page.status_code == 200 and "text/html" in page.headers["content-type"]
+    assert "utm_source" not in page.text and "fbclid" not in page.text
+    # Any other unknown name on the page is refused, as the API refuses it.
+    typo = market_client.get("/", params={"task": "cv", "memroy_gb": "24"})
+    assert typo.status_code == 422 and "memory_gb" in typo.text
 
 
 def test_an_endpoint_without_parameters_says_so(market_client: TestClient) -> None:
