@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 from fastapi import FastAPI
@@ -97,9 +99,10 @@ def app_with_routers(settings: Settings) -> FastAPI:
     return app
 
 
-@pytest.fixture(scope="module")
-def history_client(backend: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
-    directory = tmp_path_factory.mktemp("history")
+@contextmanager
+def loaded_client(backend: str, directory: Path) -> Iterator[TestClient]:
+    """A client of the prices and sources routers over a new database holding `load`'s
+    history (dropped afterwards on PostgreSQL)."""
     url, pg_name = new_database(backend, directory)
     migrate(url)
     engine = make_engine(url)
@@ -110,3 +113,9 @@ def history_client(backend: str, tmp_path_factory: pytest.TempPathFactory) -> It
         yield client
     if pg_name:
         _drop_postgres_database(pg_name)
+
+
+@pytest.fixture(scope="module")
+def history_client(backend: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    with loaded_client(backend, tmp_path_factory.mktemp("history")) as client:
+        yield client

@@ -21,16 +21,16 @@ from services.api.prices.cache import PriceCache
 from services.api.prices.market_rows import MarketRows
 from services.api.prices.service import market_out
 from shared.catalog.specs import load_catalog
-from shared.kit.db import make_engine, migrate, session_scope
+from shared.kit.db import session_scope
 from shared.kit.settings import Settings
 from shared.pricing.market import PricePolicy, market_price
 from shared.pricing.quotes import OPERATOR, QuoteViewer
 from shared.pricing.window import market_observations
 from shared.scoring.compute import SourceHealth, gpu_prices
 from shared.seed import seed_catalog
-from tests.conftest import _drop_postgres_database, make_settings, new_database
+from tests.conftest import make_settings
 from tests.factories import make_observation
-from tests.services.api.prices_data import RUN2, app_with_routers, load
+from tests.services.api.prices_data import RUN2, app_with_routers, loaded_client
 
 START = datetime(2026, 11, 20, 12, tzinfo=UTC)
 GPU = "rtx-3090"
@@ -342,17 +342,8 @@ def warm(
     backend: str, tmp_path_factory: pytest.TempPathFactory, frozen_policy: None
 ) -> Iterator[TestClient]:
     """An app asked before and after each price (its caches warm), at a fixed time."""
-    directory = tmp_path_factory.mktemp("incremental")
-    url, pg_name = new_database(backend, directory)
-    migrate(url)
-    engine = make_engine(url)
-    load(engine)
-    engine.dispose()
-    settings = make_settings(url, directory, load_bundled_data=False)
-    with TestClient(app_with_routers(settings)) as client:
+    with loaded_client(backend, tmp_path_factory.mktemp("incremental")) as client:
         yield client
-    if pg_name:
-        _drop_postgres_database(pg_name)
 
 
 PAGES = [
