@@ -22,21 +22,12 @@ from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from shared.kit.settings import ip_networks
+
 log = logging.getLogger(__name__)
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 UNVERIFIED = "forwarded-unverified"
-
-
-def parse_networks(text: str) -> tuple[Network, ...]:
-    """IPs and CIDRs, comma-separated; ValueError names an entry that is neither."""
-    out = []
-    for item in filter(None, (part.strip() for part in text.split(","))):
-        try:
-            out.append(ipaddress.ip_network(item, strict=False))
-        except ValueError:
-            raise ValueError(f"trusted_proxies: {item!r} is not an IP address or CIDR") from None
-    return tuple(out)
 
 
 def _trusted(host: str, networks: tuple[Network, ...]) -> bool:
@@ -64,7 +55,7 @@ class ForwardedClient:
 
     def __init__(self, app: ASGIApp, trusted_proxies: str) -> None:
         self.app = app
-        self.networks = parse_networks(trusted_proxies)
+        self.networks = ip_networks(trusted_proxies)
         self._warned = False
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

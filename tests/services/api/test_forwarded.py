@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from services.api.forwarded import UNVERIFIED, ForwardedClient, forwarded_client, parse_networks
-from shared.kit.settings import Settings
+from services.api.forwarded import UNVERIFIED, ForwardedClient, forwarded_client
+from shared.kit.settings import Settings, ip_networks
 
 
 def _client_seen(trusted: str, client: tuple[str, int], forwarded: str | None) -> Any:
@@ -32,7 +32,7 @@ def test_a_configured_proxy_names_the_client():
 def test_the_client_is_the_rightmost_address_no_trusted_proxy_added():
     # A client-supplied first entry is not believed: the trusted proxy appended the real one.
     chain = "1.2.3.4, 198.51.100.7, 10.0.0.9"
-    assert forwarded_client(chain, parse_networks("10.0.0.0/8")) == "198.51.100.7"
+    assert forwarded_client(chain, ip_networks("10.0.0.0/8")) == "198.51.100.7"
     assert _client_seen("10.0.0.0/8", ("10.0.0.5", 41000), chain) == ("198.51.100.7", 0)
 
 
