@@ -134,3 +134,23 @@ def test_the_shipped_parameters_load_and_serve_an_interval():
     assert 1.3 < estimate.relative < 2.4
     same = pre.predict_relative(cat["rtx-3090"], cat["rtx-3090"], LlmWorkload(8.0), "llama.cpp")
     assert math.isclose(same.relative, 1.0)
+
+
+def _error(family: str, klass: str, log_error: float) -> pf.PairError:
+    return pf.PairError(
+        pf.LOTO, "f", "g", "src", family, "a", "b", klass, klass, log_error, log_error
+    )
+
+
+def test_a_family_with_too_few_errors_takes_all_errors_width():
+    few = [_error("fp16-accumulate", "geforce", 0.05)] * (pf.MIN_GROUP - 1)
+    many = [_error("fp32-accumulate", "datacenter-hbm", 0.9)] * pf.MIN_GROUP
+    widths = pf.half_widths(few + many)
+    assert "fp16-accumulate" not in widths and "fp16-accumulate/geforce" not in widths
+    assert math.isclose(widths["fp32-accumulate"], 0.9)
+    # The thin family is judged against every error's 80 % point, not its own few.
+    assert math.isclose(
+        pf.width_for(widths, "fp16-accumulate", "geforce"), pf.quantile([0.05] * 7 + [0.9] * 8)
+    )
+    assert not pf.covered(_error("fp16-accumulate", "geforce", 0.95), widths)
+    assert pf.covered(_error("fp16-accumulate", "geforce", 0.5), widths)
