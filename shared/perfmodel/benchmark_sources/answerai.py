@@ -7,6 +7,7 @@ against the bundled file). Throughput = 1024 x 2048 tokens / time, for the whole
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from importlib import resources
 
@@ -58,6 +59,32 @@ _CASES = [
     ("yi-34b", 34.0, QLORA, "FSDP + CPU offload, batch 4", 4830, 2061),
     ("llama-2-70b", 70.0, QLORA, "FSDP + CPU offload, batch 2", 11795, 4399),
 ]
+
+
+@dataclass(frozen=True, slots=True)
+class CrossBuild:
+    """One build of the cross-hardware table, with the setting's batch per GPU."""
+
+    gpu_id: str
+    gpus: int
+    time_s: float
+    batch: int
+    cpu_offload: bool
+
+    @property
+    def steps(self) -> float:
+        return SAMPLES / (self.batch * self.gpus)
+
+
+def cross_hardware_builds() -> list[CrossBuild]:
+    """The Llama-2 70B QLoRA builds (the setting names each one's batch per GPU)."""
+    out = []
+    for gpu, n, t, setting in _CROSS:
+        batch = re.search(r"batch (\d+)", setting)
+        if batch is None:
+            raise ValueError(f"no batch in the setting {setting!r}")
+        out.append(CrossBuild(gpu, n, float(t), int(batch.group(1)), "offload" in setting))
+    return out
 
 
 def _rows() -> list[_Row]:
