@@ -4,7 +4,8 @@
 
 Every figure names its split: fit on one source and hold out the other (both ways), leave
 one GPU out over both, and the in-sample fit on all pairs (labelled in-sample), whose
-exponent is the one llm_training.SIZE_EXPONENT serves.
+exponent is the one llm_training.SIZE_EXPONENT serves. The prose is
+`shared/perfmodel/lab/report_text/llm_training.md`; this script computes what fills it.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from shared.perfmodel.lab.llm_training_eval import (
     run_pairs,
     splits,
 )
+from shared.perfmodel.lab.report_text import report_text
 from shared.perfmodel.llm_training import (
     CEILING_FROM_B,
     QLORA_MATRIX_FACTOR,
@@ -127,66 +129,7 @@ def main() -> None:
         r.name: r.scores[0].median <= TARGET_MEDIAN and r.scores[0].p90 <= TARGET_P90
         for r in results
     }
-    text = [
-        "# llm-training: a matrix-multiply share by model size and mode",
-        "",
-        f"Written by `bench/llm_training_report.py` (class parameters `{args.version}`). Code: "
-        "`shared/perfmodel/llm_training.py` (the share), `llm_training_eval.py` (pairs, fit, "
-        "splits); data: `shared/perfmodel/data/benchmarks/gpu-insights/` and "
-        "`answerai-fsdp-qlora/` (PROVENANCE.md in each).",
-        "",
-        "## The form",
-        "",
-        f"share(P, mode) = {ceiling:.2f} x min(1, (P / {CEILING_FROM_B:g} B) ** k) "
-        f"x ({QLORA_MATRIX_FACTOR} for QLoRA): MLPerf's LLM training share ({ceiling:.2f}, "
-        "fitted on Llama 3.1 8B to GPT-3 175B and Llama 3.1 405B, classes.md round six) from "
-        f"its smallest LLM ({CEILING_FROM_B:g} B) up, falling as a power of the size below it. "
-        "One fitted parameter, k. QLoRA's factor is assumed from arithmetic (its NF4 weights "
-        "are dequantised on every pass: elementwise work, not matrix-rate bound), not fitted. "
-        "LoRA and QLoRA freeze the base, which changes every GPU's time alike, not the ratios. "
-        f"Served: k = {SIZE_EXPONENT:g} (the in-sample fit on all pairs gives {in_sample_k:g}). "
-        f"Shares served: 0.1 B full {share(0.1, 'full')}, 1 B full {share(1, 'full')}, "
-        f"3 B lora {share(3, 'lora')}, 7 B qlora {share(7, 'qlora')}, 8 B lora "
-        f"{share(8, 'lora')}, 70 B qlora {share(70, 'qlora')}.",
-        "",
-        "Without a model size (the precomputed /recommend llm-training ranking, and "
-        "/model/predict without params_b) the class assumes an 8 B LoRA fine-tune, which sits "
-        "at MLPerf's share: that ranking is the one served before sizes were taken.",
-        "",
-        "## Data (split decided before fitting)",
-        "",
-        f"- GPU-Insights ({sum(r.dataset == 'gpu-insights' for r in runs)} single-GPU runs in "
-        "tables of one model, benchmark version and precision column): full training of "
-        "ResNet-50 (32x32 inputs, 25 M parameters), ViT-B/16 (86 M), UNet and DDPM (tens of "
-        "M). No LLM: it is the small-model end, and the only source of RTX 5090, RTX PRO "
-        "6000 Blackwell and single-H100 training rows.",
-        f"- Answer.AI FSDP+QLoRA ({sum(r.dataset == 'answer.ai' for r in runs)} builds): "
-        "Llama-2 70B QLoRA on 2-8 A5000 / RTX 6000 Ada / A100 40GB SXM and 4 H100 SXM; 2x RTX "
-        "3090 vs 2x RTX 4090 on Llama-2 7B LoRA and QLoRA, Yi 34B and Llama-2 70B QLoRA.",
-        f"- Pairs: two builds of one table with the same GPU count ({len(pairs)}). Error = "
-        "|ln(predicted ratio / measured ratio)|, shown as exp(error) - 1.",
-        "- Splits: (1) fit on GPU-Insights, hold out Answer.AI; (2) the reverse; (3) leave one "
-        "GPU out over both sources (each GPU's pairs scored with k fitted on the pairs without "
-        "it; the fitted interval is each fold's own 80 % quantile of its training errors). k "
-        "is fitted on the training pairs of each split only. Baselines on the same held-out "
-        "pairs: (a) the served training-llm class before sizes (MLPerf's 0.99 share for every "
-        "size and mode), (b) the served nlp class (Lambda's transformer mix with BERT's share); "
-        "their intervals are the served half-widths (x sqrt 2 for a pair).",
-        "",
-        "## Held-out figures",
-        "",
-        *_table(results),
-        "",
-        "In-sample (fit and score all pairs; not a held-out figure):",
-        "",
-        *_table([in_sample]),
-        "",
-        f"Target (training classes): median <= {TARGET_MEDIAN:.0%}, p90 <= {TARGET_P90:.0%}. "
-        + "; ".join(f"{n}: {'met' if ok else 'not met'}" for n, ok in met.items())
-        + ".",
-        "",
-        "## The issue's cases (served k, against the two baselines)",
-        "",
+    cases = [
         "| table | pair | measured | before (0.99) | by size | nlp |",
         "|---|---|---|---|---|---|",
         _ratio(predictor, runs, "gpu-insights resnet50 ver2 fp16", "h100-sxm5", "rtx-5090"),
@@ -206,32 +149,39 @@ def main() -> None:
             "h100-sxm5",
             "a100-40gb-sxm4",
         ),
-        "",
-        "## Where the held-out errors are (the cause on data)",
-        "",
     ]
-    for r in results:
-        text += [f"{r.name} (k = {r.exponent:g}), largest held-out errors:", ""]
-        text += _worst(predictor, r)
-        text.append("")
-    text += [
-        "Reading: the Answer.AI cross-hardware table is FSDP over PCIe (A5000, RTX 6000 Ada) "
-        "against NVLink (A100, H100) with CPU/activation offload on the smallest build; its "
-        "gaps (RTX 6000 Ada at 0.44-0.56x the A100 where any share gives 0.9x) are weight "
-        "transfers between GPUs, which the data-parallel scaling of the class does not model, "
-        "not the matrix share; at 4 GPUs the H100 SXM is 1.9x the A100 40GB (the issue's "
-        "1.8-3.0 measured), where the class gives 2.7x even at share 0 (the Lambda mix with "
-        "the Hopper offset), so the share alone cannot close it. The 3090 case study ran "
-        "power-limited to 280 W (stock 350 W) on an older board, so its 4090 / 3090 ratios "
-        "(2.0-2.5x) exceed the stock cards' 1.85-2.3x at any share. On GPU-Insights the "
-        "largest errors are old cards against new ones in ResNet-50 on 32x32 inputs (RTX "
-        "2080 Ti, TITAN Xp, T4 measured faster relative to A100 / RTX 4090 / RTX PRO 6000 "
-        "than predicted, share ~0 already): tiny CNN steps that are launch- and "
-        "input-bound, which neither the share nor the Lambda mix describes; rows within one "
-        "table also come from different machines and dates (WSL2, Colab, rented cards).",
-        "",
+    largest = [
+        "\n".join(
+            [f"{r.name} (k = {r.exponent:g}), largest held-out errors:", "", *_worst(predictor, r)]
+        )
+        for r in results
     ]
-    OUT.write_text("\n".join(text))
+    text = report_text(
+        "llm_training",
+        version=args.version,
+        ceiling=f"{ceiling:.2f}",
+        ceiling_from_b=f"{CEILING_FROM_B:g}",
+        qlora_factor=str(QLORA_MATRIX_FACTOR),
+        size_exponent=f"{SIZE_EXPONENT:g}",
+        in_sample_k=f"{in_sample_k:g}",
+        share_100m_full=share(0.1, "full"),
+        share_1b_full=share(1, "full"),
+        share_3b_lora=share(3, "lora"),
+        share_7b_qlora=share(7, "qlora"),
+        share_8b_lora=share(8, "lora"),
+        share_70b_qlora=share(70, "qlora"),
+        gpu_insights_runs=sum(r.dataset == "gpu-insights" for r in runs),
+        answer_ai_builds=sum(r.dataset == "answer.ai" for r in runs),
+        pairs=len(pairs),
+        held_out_table="\n".join(_table(results)),
+        in_sample_table="\n".join(_table([in_sample])),
+        target_median=f"{TARGET_MEDIAN:.0%}",
+        target_p90=f"{TARGET_P90:.0%}",
+        targets_met="; ".join(f"{n}: {'met' if ok else 'not met'}" for n, ok in met.items()),
+        cases_table="\n".join(cases),
+        largest_errors="\n\n".join(largest),
+    )
+    OUT.write_text(text + "\n")
     print(f"wrote {OUT}")
 
 
