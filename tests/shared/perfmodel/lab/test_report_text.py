@@ -69,5 +69,5 @@ def test_every_call_fills_exactly_its_templates_placeholders() -> None:
         assert set(keywords) == rt.placeholders(name), where
         used.add(name)
     templates = {p.stem for p in rt.HERE.glob("*.md")}
-    assert {"prefill", "rounds", "unmet"} <= used
+    assert {"llm_training", "prefill", "rounds", "scaling", "unmet"} <= used
     assert used == templates, "a template no code fills"
