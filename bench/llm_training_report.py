@@ -16,6 +16,7 @@ from pathlib import Path
 
 from shared.perfmodel.benchmark_sources.training_runs import TrainingRun
 from shared.perfmodel.classmodel import CLASS_MODEL_VERSION, PARAMS_DIR, ClassModel
+from shared.perfmodel.lab import fsdp_traffic as ft
 from shared.perfmodel.lab.llm_training_eval import (
     Predictor,
     RunPair,
@@ -89,6 +90,44 @@ def _ratio(predictor: Predictor, runs: list[TrainingRun], table: str, a: str, b:
     )
 
 
+def _fsdp(predictor: Predictor, runs: list[TrainingRun]) -> dict[str, str]:
+    """The FSDP weight-traffic check's table and medians (lab/fsdp_traffic.py)."""
+    fitted = ft.build_traffic(ft.fitted_bandwidth())
+    lines = [
+        "| build | batch per GPU | measured step | weight traffic per step | share of the step "
+        "| achieved matrix rate per GPU | of peak BF16 |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for t in fitted:
+        traffic = "-" if t.traffic_s is None else f"{t.traffic_s:.1f} s"
+        share = "- (CPU offload)" if t.traffic_share is None else f"{t.traffic_share:.0%}"
+        lines.append(
+            f"| {t.build.gpus}x {t.build.gpu_id} | {t.build.batch} | {t.step_s:.1f} s | {traffic} "
+            f"| {share} | {t.achieved_tflops:.0f} TFLOPS | {t.peak_share:.0%} |"
+        )
+
+    def predict(run: TrainingRun) -> float:
+        return predictor.fitted(run, SIZE_EXPONENT)
+
+    measured, compute_only = ft.median_errors(ft.pair_checks(runs, predict, fitted))
+    nvlink = ft.median_errors(
+        ft.pair_checks(runs, predict, ft.build_traffic(ft.nvlink_bandwidth()))
+    )
+    shares = [t.traffic_share for t in fitted if t.traffic_share is not None]
+    peaks = [t.peak_share for t in fitted]
+    return {
+        "table": "\n".join(lines),
+        "weight_bits": f"{ft.WEIGHT_BITS:g}",
+        "share_low": f"{min(shares):.0%}",
+        "share_high": f"{max(shares):.0%}",
+        "error_measured": _pct(measured),
+        "error_compute_only": _pct(compute_only),
+        "error_nvlink": _pct(nvlink[1]),
+        "peak_low": f"{min(peaks):.0%}",
+        "peak_high": f"{max(peaks):.0%}",
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     default = CLASS_MODEL_VERSION
@@ -156,6 +195,7 @@ def main() -> None:
         )
         for r in results
     ]
+    fsdp = _fsdp(predictor, runs)
     text = report_text(
         "llm_training",
         version=args.version,
@@ -180,6 +220,15 @@ def main() -> None:
         targets_met="; ".join(f"{n}: {'met' if ok else 'not met'}" for n, ok in met.items()),
         cases_table="\n".join(cases),
         largest_errors="\n\n".join(largest),
+        fsdp_table=fsdp["table"],
+        fsdp_weight_bits=fsdp["weight_bits"],
+        fsdp_share_low=fsdp["share_low"],
+        fsdp_share_high=fsdp["share_high"],
+        fsdp_error_measured=fsdp["error_measured"],
+        fsdp_error_compute_only=fsdp["error_compute_only"],
+        fsdp_error_nvlink=fsdp["error_nvlink"],
+        fsdp_peak_low=fsdp["peak_low"],
+        fsdp_peak_high=fsdp["peak_high"],
     )
     OUT.write_text(text + "\n")
     print(f"wrote {OUT}")

@@ -24,6 +24,7 @@ def test_builds_carry_the_batch_their_setting_names():
 def test_traffic_is_two_gathers_of_the_other_shards_over_the_link():
     builds = {(t.build.gpu_id, t.build.gpus): t for t in ft.build_traffic(lambda gpu: 10.0)}
     four = builds[("rtx-a5000", 4)]
+    assert four.traffic_s is not None
     weights = 70e9 * ft.WEIGHT_BITS / 8
     assert four.traffic_s == pytest.approx(2 * 3 / 4 * weights / 10e9)
     # 4,829 s for 256 steps of one 2,048-token sample per GPU.
