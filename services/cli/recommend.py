@@ -8,93 +8,13 @@ from types import SimpleNamespace
 from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
-from pydantic import BaseModel, ConfigDict, Field
 
 from services.cli.options import fail, schema_options
-from shared.builds.schemas import Condition, Deployment, Network, Precision, Pricing, Task
 from shared.kit.errors import InputError
-from shared.recommend.schemas import LlmMode, Phase, Sort, WeightPrecision
+from shared.recommend.request import RecommendRequest
 
 if TYPE_CHECKING:
     from fastapi import Request
-
-# services/api/recommend/router.py's MAX_MEMORY_GB: importing the router for it would
-# load the API whenever `recommend --help` is asked for.
-MAX_MEMORY_GB = 2048
-
-
-class RecommendRequest(BaseModel):
-    """GET /recommend's query parameters with the router's defaults, bounds and
-    descriptions. The router declares them one by one, not as a schema;
-    tests/services/cli/test_recommend.py keeps the two equal."""
-
-    model_config = ConfigDict(frozen=True)
-
-    task: Task = Field(description="workload; sets the default minimum memory")
-    memory_gb: float | None = Field(
-        default=None, gt=0, le=MAX_MEMORY_GB, description="minimum memory per GPU (GB)"
-    )
-    precision: Precision = "fp16"
-    condition: Condition = Field(
-        default="any", description="new, used, any (the fresher, then cheaper) or cloud (rent)"
-    )
-    pricing: Pricing = Field(
-        default="on-demand", description="with condition=cloud: on-demand or spot prices"
-    )
-    budget_usd: float | None = Field(
-        default=None,
-        gt=0,
-        description="maximum price per GPU (per GPU-hour with condition=cloud)",
-    )
-    count: int = Field(default=1, ge=1, le=64, description="GPUs in one build")
-    datacenter: bool = Field(
-        default=False, description="exclude cards whose licence bars datacenter use"
-    )
-    deployment: Deployment = Field(
-        default="auto",
-        description="machines to price a build of count GPUs in; auto: see the layout",
-    )
-    network: Network = Field(
-        default="infiniband", description="between machines, when a build needs several"
-    )
-    limit: int = Field(default=10, ge=1, le=100)
-    sort: Sort = "perf_per_dollar"
-    params_b: float | None = Field(
-        default=None,
-        gt=0,
-        le=10000,
-        description="LLM size in billions: sizes memory instead of memory_gb",
-    )
-    mode: LlmMode = Field(default="inference", description="with params_b")
-    context: int = Field(default=4096, ge=1, le=2_000_000, description="tokens, with params_b")
-    batch: int = Field(default=1, ge=1, le=4096, description="sequences, with params_b")
-    weights: WeightPrecision | None = Field(
-        default=None, description="weight storage with params_b; default follows precision"
-    )
-    model: str | None = Field(
-        default=None,
-        max_length=64,
-        description="an LLM family of the shape table (e.g. llama-3-70b, mixtral-8x7b): "
-        "its layers, KV heads and sizes; params_b may then be left out",
-    )
-    kv_heads: int | None = Field(
-        default=None,
-        ge=1,
-        le=1024,
-        description="with params_b: heads that keep K and V (default 8 from 7B up, "
-        "grouped-query attention; all heads below)",
-    )
-    active_params_b: float | None = Field(
-        default=None,
-        gt=0,
-        le=10000,
-        description="with params_b: parameters per token (mixture of experts)",
-    )
-    phase: Phase | None = Field(
-        default=None,
-        description="training or inference: task=cv with phase=inference ranks CNN "
-        "inference (MLPerf ResNet-50, RetinaNet, 3D U-Net), as precision=int8 does",
-    )
 
 
 @schema_options(RecommendRequest)  # one option per field: GET /recommend's parameters
@@ -130,10 +50,8 @@ def recommend_body(request: RecommendRequest) -> str:
     # place. Of the request it reads only the app's caches: fresh ones, none kept.
     caches = SimpleNamespace(score_cache=ScoreCache(), response_cache=ResponseCache(max_entries=0))
     stand_in = cast("Request", SimpleNamespace(app=SimpleNamespace(state=caches)))
-    params = request.model_dump()
-    params["llm_model"] = params.pop("model")  # the router's name for ?model=
     with cli_context() as ctx, ctx.session() as session:
-        response = get_recommendation(stand_in, session, ctx.settings, ctx.model, None, **params)
+        response = get_recommendation(stand_in, session, ctx.settings, ctx.model, None, request)
     return bytes(response.body).decode()
 
 

@@ -5,20 +5,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from decimal import Decimal
-from pathlib import Path
-from typing import Annotated, Any, get_args
+from typing import Any, get_args
 
 import pytest
-from fastapi import FastAPI, Query
+import typer
+from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 from services.api.app import create_app
+from services.api.recommend.router import router as recommend_router
 from services.cli.main import app
-from services.cli.recommend import RecommendRequest
 from shared.builds.schemas import Task
 from shared.kit.settings import get_settings
-from tests.conftest import make_settings
+from shared.recommend.request import RecommendRequest
 from tests.services.cli.helptext import option_help
 
 runner = CliRunner()
@@ -39,6 +39,35 @@ QUERIES = [
     ),
     # Nothing left: the body says why.
     (["--task", "nlp", "--budget-usd", "1"], {"task": "nlp", "budget_usd": "1"}),
+    # The other parameters, each away from its default.
+    (
+        ["--task", "llm-training", "--params-b", "47", "--active-params-b", "13"]
+        + ["--mode", "lora", "--weights", "int4", "--context", "8192", "--batch", "2"]
+        + ["--kv-heads", "8", "--precision", "bf16", "--count", "8", "--sort", "performance"]
+        + ["--deployment", "datacenter", "--network", "ethernet", "--condition", "new"]
+        + ["--pricing", "spot"],
+        {
+            "task": "llm-training",
+            "params_b": "47",
+            "active_params_b": "13",
+            "mode": "lora",
+            "weights": "int4",
+            "context": "8192",
+            "batch": "2",
+            "kv_heads": "8",
+            "precision": "bf16",
+            "count": "8",
+            "sort": "performance",
+            "deployment": "datacenter",
+            "network": "ethernet",
+            "condition": "new",
+            "pricing": "spot",
+        },
+    ),
+    (
+        ["--task", "cv", "--phase", "inference", "--budget-usd", "3000", "--limit", "4"],
+        {"task": "cv", "phase": "inference", "budget_usd": "3000", "limit": "4"},
+    ),
 ]
 
 
@@ -174,17 +203,13 @@ def test_help_lists_the_choices_not_a_type() -> None:
     assert "--json" in options
 
 
-def test_the_options_are_get_recommends_parameters(tmp_path: Path) -> None:
-    """Same names, order, types, choices, defaults, bounds and descriptions, as OpenAPI
-    documents both."""
-    mirror = FastAPI()
-
-    @mirror.get("/recommend")
-    def recommend(query: Annotated[RecommendRequest, Query()]) -> None:
-        del query
-
-    settings = make_settings(f"sqlite:///{tmp_path / 'unused.db'}", tmp_path)
-    api_doc: dict[str, Any] = create_app(settings).openapi()
-    documented = api_doc["paths"]["/recommend"]["get"]["parameters"]
-    ours = mirror.openapi()["paths"]["/recommend"]["get"]["parameters"]
-    assert [p for p in documented if p["in"] == "query"] == ours
+def test_the_options_and_the_route_are_built_from_one_schema() -> None:
+    """GET /recommend's query model is the schema the command's options come from: one
+    field, one option (the bodies above check that both answer alike)."""
+    [route] = [r for r in recommend_router.routes if isinstance(r, APIRoute)]
+    assert route.path == "/recommend"
+    [query] = route.dependant.query_params
+    assert query.field_info.annotation is RecommendRequest
+    group: Any = typer.main.get_command(app)
+    options = {p.name for p in group.commands["recommend"].loaded.params}
+    assert options - {"as_json", "help"} == set(RecommendRequest.model_fields)
