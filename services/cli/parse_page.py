@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
+from shared.sources.specs import SOURCE_INFO, SourceKind
+
 if TYPE_CHECKING:
     from services.scraper.listing import RawListing
     from services.scraper.money import Money
@@ -26,29 +28,16 @@ if TYPE_CHECKING:
 
 Json = dict[str, Any]
 
-# Source -> (its module in services/scraper/sources/, market or cloud), in the registry's
-# order. The registry imports every adapter, which was most of this command's time; the
-# command imports only the one it reads with. A test keeps this in step with the registry.
-SOURCE_MODULES: dict[str, tuple[str, str]] = {
-    "ebay": ("ebay", "market"),
-    "ebay_browse": ("ebay_browse", "market"),
-    "newegg": ("newegg", "market"),
-    "bhphoto": ("bhphoto", "market"),
-    "azure": ("azure_prices", "cloud"),
-    "aws": ("aws_pricing", "cloud"),
-    "vast": ("vast", "cloud"),
-    "lambda": ("lambda_cloud", "cloud"),
-}
 
-
-def _names(kind: str) -> str:
-    return ", ".join(name for name, (_, of) in SOURCE_MODULES.items() if of == kind)
+def _names(kind: SourceKind) -> str:
+    return ", ".join(name for name, info in SOURCE_INFO.items() if info.kind is kind)
 
 
 def source_spec(name: str) -> SourceSpec:
-    """The SourceSpec its module declares, importing that module alone."""
-    module, _ = SOURCE_MODULES[name]
-    spec: SourceSpec = importlib.import_module(f"services.scraper.sources.{module}").SOURCE
+    """The SourceSpec its module declares, importing that module alone: the registry
+    imports every adapter, which was most of this command's time."""
+    module = f"services.scraper.sources.{SOURCE_INFO[name].module}"
+    spec: SourceSpec = importlib.import_module(module).SOURCE
     return spec
 
 
@@ -59,9 +48,9 @@ HELP = (
     "condition, listing_type, quantity, gpu_id and reason (null when the line is priced "
     "and matched; otherwise the price issue, the title matcher's rejection or the "
     "pipeline's).\n\n"
-    f"Market sources ({_names('market')}): one line per listing; quantity "
+    f"Market sources ({_names(SourceKind.MARKET)}): one line per listing; quantity "
     "and gpu_id come from the title matcher.\n\n"
-    f"Cloud sources ({_names('cloud')}): one line per instance type and region (per "
+    f"Cloud sources ({_names(SourceKind.CLOUD)}): one line per instance type and region (per "
     "offer on vast), with its on-demand and spot prices on the same line: price is the "
     "hourly price of the whole instance, on demand (spot when there is no on-demand "
     "price; `pricing` says which), spot_price the spot one; quantity is the GPUs per "
@@ -80,15 +69,15 @@ HELP = (
 
 def parse_page(
     file: Annotated[Path, typer.Argument(metavar="FILE", help="saved page: HTML, JSON or CSV")],
-    source: Annotated[str, typer.Option("--source", help=f"one of: {', '.join(SOURCE_MODULES)}")],
+    source: Annotated[str, typer.Option("--source", help=f"one of: {', '.join(SOURCE_INFO)}")],
     url: Annotated[
         str | None, typer.Option("--url", help="URL the page came from; default: see above")
     ] = None,
 ) -> None:
     """Parse a saved page offline; one JSON line per listing or offer (see --help)."""
     # Every source reads its own saved pages (SourceSpec.parse_page).
-    if source not in SOURCE_MODULES:
-        valid = ", ".join(SOURCE_MODULES)
+    if source not in SOURCE_INFO:
+        valid = ", ".join(SOURCE_INFO)
         raise typer.BadParameter(
             f"unknown source {source!r}; valid: {valid}", param_hint="--source"
         )
@@ -128,7 +117,6 @@ def page_lines(
 ) -> list[Json]:
     """The JSON objects for one page, in page order."""
     from services.scraper.pipeline import PriceBounds
-    from services.scraper.spec import SourceKind
     from services.scraper.verdict import cloud_verdicts, listing_verdict
     from shared.matching.titles import match_title
 

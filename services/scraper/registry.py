@@ -2,9 +2,9 @@
 
 Each source is one module of `services/scraper/sources/` that declares a module-level
 `SOURCE` (a `SourceSpec`, services/scraper/spec.py); `discover` finds them with pkgutil,
-so adding a source is adding its module (and its name to shared/sources/names.py, which
-the API reads without importing the scraper). Modules whose names start with "_" are
-the sources' shared helpers.
+so adding a source is adding its module and its `SourceInfo` (shared/sources/specs.py,
+which the API reads without importing the scraper). Modules whose names start with "_"
+are the sources' shared helpers.
 
 Marketplaces and retailers are searched once per GPU family (the title matcher's
 families, so every catalog card is searched for); cloud APIs are fetched whole.
@@ -38,7 +38,7 @@ def source_modules(package: ModuleType = sources) -> list[ModuleType]:
 
 
 def discover(package: ModuleType = sources) -> dict[str, SourceSpec]:
-    """Each source module's `SOURCE`, by name: in the order of shared/sources/names.py
+    """Each source module's `SOURCE`, by name: in the order of shared/sources/specs.py
     (markets first, the order `gpu-advisor scrape` runs and lists them), then any source
     it does not list yet by name. A module without a spec, or two with one name, is a
     programming error and fails here, at import, rather than in a run."""

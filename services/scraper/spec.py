@@ -1,9 +1,11 @@
 """What a price source declares about itself: its module-level `SOURCE` spec.
 
 Each public module of `services/scraper/sources/` is one source, as a Scrapy spider is
-one class: its parsers, its collector (which pages, in what order), the settings it
-reads, its `gpu-advisor parse-page` entry, and a `SOURCE = SourceSpec(...)` naming it.
-The registry (`registry.py`) discovers them; nothing lists the sources by hand.
+one class: its parsers, its collector (which pages, in what order), its `gpu-advisor
+parse-page` entry, and a `SOURCE = SourceSpec(...)` joining them to what the source is
+(its name, kind, interval, description and settings: a `SourceInfo` of
+shared/sources/specs.py, which GET /sources reads too). The registry (`registry.py`)
+discovers them.
 """
 
 from __future__ import annotations
@@ -11,23 +13,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from enum import StrEnum
 
 from services.scraper.collect import Collector
 from services.scraper.listing import CloudListing, RawListing
 from services.scraper.settings import ScraperSettings
+from shared.sources.specs import SourceInfo, SourceKind
 
-HOUR = 3600
+__all__ = ["PAGE_QUERY", "PageParser", "ParsedPage", "SourceKind", "SourceSpec"]
+
 # The query of the default search URL parse-page gives a saved page when no --url is
 # passed: it only matters for relative links and the kind of page (active or sold).
 PAGE_QUERY = "graphics card"
-
-
-class SourceKind(StrEnum):
-    # Listings of cards for sale: stored as price observations.
-    MARKET = "market"
-    # Hourly instance prices: stored as cloud offers.
-    CLOUD = "cloud"
 
 
 @dataclass(frozen=True)
@@ -45,20 +41,34 @@ PageParser = Callable[[bytes, str | None, ScraperSettings, datetime], ParsedPage
 
 @dataclass(frozen=True)
 class SourceSpec:
-    name: str
-    kind: SourceKind
+    info: SourceInfo
     collector: Collector
     # `gpu-advisor parse-page --source <name>`: how a saved page of this source is read.
     parse_page: PageParser
-    default_interval_s: int
-    description: str
-    # Searched per GPU family (retail, marketplaces) or fetched whole (APIs).
-    searched: bool = False
-    # The ScraperSettings fields this source alone reads (base URL, keys, regions).
-    # They stay declared in services/scraper/settings.py: their environment names
-    # (GPU_ADVISOR_SCRAPER_<FIELD>) are a public contract. Fetch pacing, page limits and
-    # search terms are every source's and are not listed.
-    settings: tuple[str, ...] = ()
+
+    @property
+    def name(self) -> str:
+        return self.info.name
+
+    @property
+    def kind(self) -> SourceKind:
+        return self.info.kind
+
+    @property
+    def default_interval_s(self) -> int:
+        return self.info.default_interval_s
+
+    @property
+    def description(self) -> str:
+        return self.info.description
+
+    @property
+    def searched(self) -> bool:
+        return self.info.searched
+
+    @property
+    def settings(self) -> tuple[str, ...]:
+        return self.info.settings
 
     @property
     def env_vars(self) -> tuple[str, ...]:

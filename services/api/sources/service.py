@@ -9,9 +9,9 @@ from typing import Any
 
 from sqlmodel import Session
 
-from services.api.sources.configured import BY_NAME, ConfiguredSource
 from services.api.sources.schemas import SourceOut, SourcesOut
 from shared.kit.settings import Settings
+from shared.sources.specs import SOURCE_INFO, SourceInfo
 from shared.sources.status import (
     BLOCKED,
     PARSE_FAILURE,
@@ -28,8 +28,8 @@ def list_sources(session: Session, settings: Settings) -> SourcesOut:
     row outlives it) as it was."""
     schedule = settings.scrape_schedule()
     ran = {status.name: status for status in all_statuses(session)}
-    statuses = [ran.get(name) or _never_run(source, schedule) for name, source in BY_NAME.items()]
-    statuses += [status for name, status in ran.items() if name not in BY_NAME]
+    statuses = [ran.get(name) or _never_run(info, schedule) for name, info in SOURCE_INFO.items()]
+    statuses += [status for name, status in ran.items() if name not in SOURCE_INFO]
     return SourcesOut(
         as_of=datetime.now(UTC),
         sources=[
@@ -39,16 +39,14 @@ def list_sources(session: Session, settings: Settings) -> SourcesOut:
     )
 
 
-def _never_run(source: ConfiguredSource, schedule: dict[str, int]) -> SourceStatus:
+def _never_run(info: SourceInfo, schedule: dict[str, int]) -> SourceStatus:
     """The row a first run would create (not stored): its configured interval, no runs."""
-    return SourceStatus(
-        name=source.name, interval_s=schedule.get(source.name, source.default_interval_s)
-    )
+    return SourceStatus(name=info.name, interval_s=schedule.get(info.name, info.default_interval_s))
 
 
 def source_out(status: SourceStatus, schedule: dict[str, int]) -> SourceOut:
     state = latest_run_state(status)
-    configured = BY_NAME.get(status.name)
+    info = SOURCE_INFO.get(status.name)
     return SourceOut(
         name=status.name,
         status=state,
@@ -65,8 +63,8 @@ def source_out(status: SourceStatus, schedule: dict[str, int]) -> SourceOut:
         stale_after=_stale_after(status),
         last_summary=_summary(status.last_summary),
         scheduled=status.name in schedule,
-        needs_api_key=configured is not None and configured.needs_api_key,
-        description=configured.description if configured else None,
+        needs_api_key=info is not None and info.needs_api_key,
+        description=info.description if info else None,
     )
 
 

@@ -20,7 +20,8 @@ from services.scraper.errors import LayoutChanged, ParseError
 from services.scraper.listing import CloudListing
 from services.scraper.money import decimal_or_none
 from services.scraper.sources._cloud import observed, saved_page
-from services.scraper.spec import HOUR, SourceKind, SourceSpec
+from services.scraper.spec import SourceSpec
+from shared.sources.specs import AWS
 
 PROVIDER = "aws"
 PREAMBLE_LINES = 5
@@ -149,12 +150,4 @@ parse_page = saved_page(
 )
 
 
-SOURCE = SourceSpec(
-    PROVIDER,
-    SourceKind.CLOUD,
-    collect,
-    parse_page,
-    24 * HOUR,
-    "AWS EC2 bulk price list CSV per region",
-    settings=("aws_pricing_base_url", "aws_regions"),
-)
+SOURCE = SourceSpec(AWS, collect, parse_page)

@@ -35,8 +35,9 @@ from services.scraper.listing import CloudListing
 from services.scraper.money import decimal_or_none
 from services.scraper.sources._cloud import observed, saved_page
 from services.scraper.sources._common import JsonObject, load_json
-from services.scraper.spec import HOUR, SourceKind, SourceSpec
+from services.scraper.spec import SourceSpec
 from shared.matching import resolve_gpu_name
+from shared.sources.specs import AZURE
 
 PROVIDER = "azure"
 API_VERSION = "2023-01-01-preview"
@@ -274,12 +275,4 @@ async def collect(crawl: Crawl, terms: list[str]) -> None:
 parse_page = saved_page(parse, lambda settings: prices_url(settings.azure_prices_base_url))
 
 
-SOURCE = SourceSpec(
-    PROVIDER,
-    SourceKind.CLOUD,
-    collect,
-    parse_page,
-    24 * HOUR,
-    "Azure Retail Prices API, GPU VMs",
-    settings=("azure_prices_base_url",),
-)
+SOURCE = SourceSpec(AZURE, collect, parse_page)

@@ -44,7 +44,8 @@ from services.scraper.sources._common import (
     text_of,
 )
 from services.scraper.sources._retail import listings_from_json_ld, retail_condition
-from services.scraper.spec import HOUR, SourceKind, SourceSpec
+from services.scraper.spec import SourceSpec
+from shared.sources.specs import BHPHOTO
 
 # The source of this adapter's listings and errors (the source's name too).
 LISTING_SOURCE = "bhphoto"
@@ -283,13 +284,4 @@ collect = term_searches(lambda s: s.bhphoto_base_url, search_url, parse, PAGE_SI
 parse_page = saved_search_page(lambda s: s.bhphoto_base_url, search_url, parse)
 
 
-SOURCE = SourceSpec(
-    LISTING_SOURCE,
-    SourceKind.MARKET,
-    collect,
-    parse_page,
-    12 * HOUR,
-    "B&H Photo search pages",
-    searched=True,
-    settings=("bhphoto_base_url",),
-)
+SOURCE = SourceSpec(BHPHOTO, collect, parse_page)

@@ -63,7 +63,8 @@ from services.scraper.listing import (
 from services.scraper.money import Money, parse_shipping
 from services.scraper.settings import ScraperSettings
 from services.scraper.sources._common import decode_markup
-from services.scraper.spec import HOUR, PAGE_QUERY, ParsedPage, SourceKind, SourceSpec
+from services.scraper.spec import PAGE_QUERY, ParsedPage, SourceSpec
+from shared.sources.specs import EBAY
 
 # The source of this adapter's listings and errors (the source's name too).
 LISTING_SOURCE = "ebay"
@@ -556,13 +557,4 @@ def parse_page(
     return ParsedPage(listings=parse(markup, as_sold_search(page_url)))
 
 
-SOURCE = SourceSpec(
-    LISTING_SOURCE,
-    SourceKind.MARKET,
-    collect,
-    parse_page,
-    6 * HOUR,
-    "eBay search pages: active and sold listings",
-    searched=True,
-    settings=("ebay_base_url",),
-)
+SOURCE = SourceSpec(EBAY, collect, parse_page)

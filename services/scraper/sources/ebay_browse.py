@@ -36,7 +36,8 @@ from services.scraper.money import Money, decimal_or_none, is_price_range
 from services.scraper.settings import ScraperSettings
 from services.scraper.sources._common import JsonObject, load_json, saved_search_page
 from services.scraper.sources.ebay import GPU_CATEGORY_ID
-from services.scraper.spec import HOUR, SourceKind, SourceSpec
+from services.scraper.spec import SourceSpec
+from shared.sources.specs import EBAY_BROWSE
 
 # Same source name and listing ids (legacy item ids) as the HTML adapter, so a batch
 # mixing both dedupes across them.
@@ -265,8 +266,6 @@ def _condition(summary: JsonObject) -> Condition:
 
 # --- The source: what a run fetches, what parse-page reads, the spec -------------------
 
-NAME = "ebay_browse"
-
 
 async def collect(crawl: Crawl, terms: list[str]) -> None:
     """Each term's result pages, following the API's `next` links up to `max_pages`."""
@@ -292,13 +291,4 @@ async def collect(crawl: Crawl, terms: list[str]) -> None:
 parse_page = saved_search_page(lambda s: s.ebay_api_base_url, search_url, parse)
 
 
-SOURCE = SourceSpec(
-    NAME,
-    SourceKind.MARKET,
-    collect,
-    parse_page,
-    6 * HOUR,
-    "eBay Browse API item_summary/search (active listings; needs API keys)",
-    searched=True,
-    settings=("ebay_api_base_url", "ebay_marketplace_id", "ebay_client_id", "ebay_client_secret"),
-)
+SOURCE = SourceSpec(EBAY_BROWSE, collect, parse_page)

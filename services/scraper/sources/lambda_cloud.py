@@ -16,7 +16,8 @@ from services.scraper.errors import LayoutChanged, SourceNotConfigured
 from services.scraper.listing import CloudListing
 from services.scraper.sources._cloud import observed, saved_page
 from services.scraper.sources._common import JsonObject, load_json
-from services.scraper.spec import HOUR, SourceKind, SourceSpec
+from services.scraper.spec import SourceSpec
+from shared.sources.specs import LAMBDA
 
 PROVIDER = "lambda"
 INSTANCE_TYPES_PATH = "/api/v1/instance-types"
@@ -88,12 +89,4 @@ async def collect(crawl: Crawl, terms: list[str]) -> None:
 parse_page = saved_page(parse, lambda settings: instance_types_url(settings.lambda_base_url))
 
 
-SOURCE = SourceSpec(
-    PROVIDER,
-    SourceKind.CLOUD,
-    collect,
-    parse_page,
-    6 * HOUR,
-    "Lambda Cloud instance types (needs an API key)",
-    settings=("lambda_base_url", "lambda_api_key"),
-)
+SOURCE = SourceSpec(LAMBDA, collect, parse_page)

@@ -25,7 +25,8 @@ from services.scraper.sources._common import (
     text_of,
 )
 from services.scraper.sources._retail import listings_from_json_ld, retail_condition
-from services.scraper.spec import HOUR, SourceKind, SourceSpec
+from services.scraper.spec import SourceSpec
+from shared.sources.specs import NEWEGG
 
 # The source of this adapter's listings and errors (the source's name too).
 LISTING_SOURCE = "newegg"
@@ -125,13 +126,4 @@ collect = term_searches(lambda s: s.newegg_base_url, search_url, parse, PAGE_SIZ
 parse_page = saved_search_page(lambda s: s.newegg_base_url, search_url, parse)
 
 
-SOURCE = SourceSpec(
-    LISTING_SOURCE,
-    SourceKind.MARKET,
-    collect,
-    parse_page,
-    12 * HOUR,
-    "Newegg desktop graphics card search pages",
-    searched=True,
-    settings=("newegg_base_url",),
-)
+SOURCE = SourceSpec(NEWEGG, collect, parse_page)

@@ -25,7 +25,8 @@ from services.scraper.listing import CloudListing
 from services.scraper.money import decimal_or_none
 from services.scraper.sources._cloud import observed, saved_page
 from services.scraper.sources._common import JsonObject, load_json
-from services.scraper.spec import HOUR, SourceKind, SourceSpec
+from services.scraper.spec import SourceSpec
+from shared.sources.specs import VAST
 
 PROVIDER = "vast"
 VERIFIED = "verified"
@@ -139,13 +140,4 @@ async def collect(crawl: Crawl, terms: list[str]) -> None:
 parse_page = saved_page(parse, lambda settings: offers_url(settings.vast_base_url))
 
 
-SOURCE = SourceSpec(
-    PROVIDER,
-    SourceKind.CLOUD,
-    collect,
-    parse_page,
-    # Marketplace offers come and go within the hour.
-    HOUR,
-    "vast.ai offers",
-    settings=("vast_base_url",),
-)
+SOURCE = SourceSpec(VAST, collect, parse_page)

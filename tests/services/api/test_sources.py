@@ -9,14 +9,10 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from pydantic import SecretStr
 from sqlmodel import Session, select
 
 from services.api.app import create_app
-from services.api.sources.configured import CONFIGURED_SOURCES
 from services.scraper.registry import SOURCES
-from services.scraper.settings import ScraperSettings
-from services.scraper.spec import SourceSpec
 from shared.kit.db import make_engine
 from shared.sources.names import SCRAPED_SOURCES
 from shared.sources.status import SourceStatus
@@ -32,12 +28,6 @@ RUN_FIELDS = {
 NEEDS_KEY = {"ebay_browse", "lambda"}
 
 
-def _needs_api_key(spec: SourceSpec) -> bool:
-    """One of the settings the source reads is a secret (an API key, a client secret)."""
-    fields = ScraperSettings.model_fields
-    return any(fields[name].annotation is SecretStr for name in spec.settings)
-
-
 def _sources(client: TestClient) -> dict[str, dict[str, Any]]:
     response = client.get("/sources")
     assert response.status_code == 200, response.text
@@ -47,20 +37,6 @@ def _sources(client: TestClient) -> dict[str, dict[str, Any]]:
 def _client(url: str, directory: Path, **overrides: object) -> TestClient:
     settings = make_settings(url, directory, prepare_on_start=False, **overrides)
     return TestClient(create_app(settings))
-
-
-def test_the_apis_table_of_sources_is_the_scrapers() -> None:
-    """What GET /sources says of a source before its first run comes from the scraper's
-    SourceSpec; the API keeps a copy (it does not import the scraper), checked here."""
-    from_specs = [
-        (s.name, s.default_interval_s, s.description, _needs_api_key(s)) for s in SOURCES.values()
-    ]
-    in_api = [
-        (s.name, s.default_interval_s, s.description, s.needs_api_key) for s in CONFIGURED_SOURCES
-    ]
-    assert in_api == from_specs
-    assert [name for name, *_ in in_api] == list(SCRAPED_SOURCES)
-    assert {name for name, _, _, key in in_api if key} == NEEDS_KEY
 
 
 def test_a_fresh_install_lists_every_source_as_never_run(seeded_url: str, tmp_path: Path) -> None:

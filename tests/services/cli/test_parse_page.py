@@ -9,20 +9,20 @@ import pytest
 from typer.testing import CliRunner
 
 from services.cli.main import app
-from services.cli.parse_page import SOURCE_MODULES, source_spec
+from services.cli.parse_page import source_spec
 from services.scraper.registry import SOURCES
 from services.scraper.sources import _common, ebay
+from shared.sources.specs import SOURCE_INFO
 from tests.services.cli.test_main import heavy, loaded_modules
 from tests.services.scraper.fixture_server import SAMPLES_DIR
 
 US_SOLD = SAMPLES_DIR / "ebay" / "real_us_sold.html"
 
 
-def test_the_source_table_is_the_registrys() -> None:
-    assert list(SOURCE_MODULES) == list(SOURCES)
-    for name, (_, kind) in SOURCE_MODULES.items():
+def test_each_source_is_read_with_the_adapter_the_registry_runs() -> None:
+    assert list(SOURCE_INFO) == list(SOURCES)
+    for name in SOURCE_INFO:
         assert source_spec(name) is SOURCES[name]
-        assert SOURCES[name].kind.value == kind
 
 
 def test_a_run_imports_its_adapter_alone_and_no_database_layer() -> None:

@@ -14,6 +14,7 @@ from services.scraper.registry import SOURCES, discover, source_modules
 from services.scraper.settings import ScraperSettings
 from services.scraper.spec import ParsedPage, SourceKind, SourceSpec
 from shared.sources.names import SCRAPED_SOURCES
+from shared.sources.specs import SourceInfo
 from tests.services.scraper.fixture_server import SAMPLES_DIR
 
 # The names `gpu-advisor scrape --source`, GET /gpus/{id}/prices?source= and
@@ -101,7 +102,9 @@ def _nothing_parsed(body: bytes, url: str | None, s: ScraperSettings, at: dateti
 
 
 def _spec(name: str) -> SourceSpec:
-    return SourceSpec(name, SourceKind.CLOUD, _nothing, _nothing_parsed, 60, "test")
+    return SourceSpec(
+        SourceInfo(name, SourceKind.CLOUD, 60, "test", name), _nothing, _nothing_parsed
+    )
 
 
 def test_a_module_without_a_spec_or_a_repeated_name_fails_discovery(
@@ -126,7 +129,7 @@ def test_a_module_without_a_spec_or_a_repeated_name_fails_discovery(
     )
     with pytest.raises(ValueError, match="two sources named 'x'"):
         discover()
-    # A source not yet in shared/sources/names.py comes after the listed ones.
+    # A source not yet in shared/sources/specs.py comes after the listed ones.
     monkeypatch.setattr(
         registry,
         "source_modules",
