@@ -1,4 +1,6 @@
-"""Charts as SVG and PNG images, drawn with matplotlib on the Agg canvas.
+"""Charts as SVG and PNG images, drawn with matplotlib on the Agg canvas: the
+recommendation bars in both formats, the price history as PNG (its SVG is written by
+history_svg.py; line_chart's own SVG export is how the tests read the PNG's figure).
 
 Each call builds its own `Figure` and attaches an explicit canvas (FigureCanvasAgg for
 PNG, FigureCanvasSVG for SVG): pyplot is never imported, so no global figure state is

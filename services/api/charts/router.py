@@ -14,7 +14,7 @@ from fastapi import APIRouter, Depends, Path, Query, Request, Response
 from starlette.concurrency import run_in_threadpool
 
 from services.api.auth import KEY_OPTIONAL
-from services.api.charts import data, render, service
+from services.api.charts import data, history_svg, render, service
 from services.api.charts.render import ImageFormat
 from services.api.deps import SessionDep
 from services.api.prices.schemas import ConditionFilter
@@ -125,7 +125,10 @@ def price_history_chart(
     key = (None, service.content_key("prices", image_format, title, desc, repr(series)))
     image = cache.get(key)
     if image is None:
-        image = render.line_chart(series, title, image_format, desc)
+        if image_format == "svg":
+            image = history_svg.line_chart(series, title, desc)
+        else:
+            image = render.line_chart(series, title, image_format, desc)
         cache.put(key, image)
     return Response(
         image,

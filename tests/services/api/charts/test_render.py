@@ -1,4 +1,5 @@
-"""The price-history image: a look of its own for every series, as the page draws it."""
+"""The price-history PNG: a look of its own for every series, as the page draws it (read
+from matplotlib's SVG export of the same figure; the SVG image is history_svg's)."""
 
 from __future__ import annotations
 
