@@ -17,6 +17,7 @@ from shared.perfmodel.class_rows import prepare
 from shared.perfmodel.classmodel import CLASS_MODEL_VERSION
 from shared.perfmodel.lab.benchmarks import load_all
 from shared.perfmodel.lab.classeval import Evaluation, product_class, quantile, training_base
+from shared.perfmodel.lab.classreport_acceptance import acceptance, acceptance_lines
 from shared.perfmodel.lab.classreport_rounds import left_out
 from shared.perfmodel.lab.classreport_served import served_lines
 from shared.perfmodel.lab.pair_scores import Scored, Summary, percent, summarize
@@ -136,6 +137,7 @@ def render(evaluation: Evaluation) -> str:
         "|---|---|---|",
     ]
     lines += [f"| {t} | {m} | {'yes' if ok else 'no'} |" for t, m, ok in targets(evaluation)]
+    lines += ["", *acceptance_lines(acceptance(evaluation))]
     tail = training_logo_tail(evaluation)
     if tail:
         lines += [
