@@ -64,6 +64,14 @@ def get_gpu(
     gpu_id: str, request: Request, session: SessionDep, settings: SettingsDep, key: OptionalKey
 ) -> GpuDetail:
     """A GPU's specs and prices; `best_quote` shows the caller's key's quotes only."""
-    # The app's market rows (charts/series_cache.py), shared with the page and history.
-    rows = request.app.state.series_cache.market_rows
-    return service.detail(session, catalog_gpu(gpu_id), settings, quote_viewer(key), rows)
+    # The app's market rows (charts/series_cache.py) and cloud prices (its price cache),
+    # shared with the page and the history.
+    state = request.app.state
+    return service.detail(
+        session,
+        catalog_gpu(gpu_id),
+        settings,
+        quote_viewer(key),
+        state.series_cache.market_rows,
+        state.price_cache,
+    )

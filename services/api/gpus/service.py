@@ -6,9 +6,11 @@ from dataclasses import asdict
 from datetime import UTC, datetime
 from decimal import Decimal
 
+from sqlalchemy import func
 from sqlmodel import Session, select
 
 from services.api.gpus.schemas import CloudPrice, GpuDetail, GpuSummary, TodayPriceOut
+from services.api.prices.cache import PriceCache
 from services.api.prices.market_rows import MarketRows
 from services.api.prices.service import market_out, market_rows, quotes_of
 from shared.catalog.specs import GpuSpec
@@ -55,16 +57,41 @@ def _cloud_prices(session: Session, gpu_id: str, currency: Currency) -> list[Clo
     return prices
 
 
+def cloud_version(session: Session, gpu_id: str) -> int:
+    """How many cloud offers the GPU has: offers are only ever added (seed, scraper), so
+    the count names the list. (Its newest id would not: PostgreSQL walks the primary key
+    back through every other GPU's newer offers for it, ~8 ms at a million prices.)"""
+    query = select(func.count()).select_from(CloudOffer).where(CloudOffer.gpu_id == gpu_id)
+    return session.exec(query).one()
+
+
+def cloud_prices(
+    session: Session, gpu_id: str, currency: Currency, cache: PriceCache | None = None
+) -> list[CloudPrice]:
+    """The GPU's cloud prices, current first, from `cache` while no offer of it was added.
+
+    The most listed datacenter module has ~1,100 offers at a million prices (bench/
+    gpu_page.py): reading and pricing them took ~40 ms of each of its pages, the same
+    after every new price of it. The cache's lifetime bounds how far `now`, which decides
+    the current offers, has moved since they were priced."""
+    if cache is None:
+        return _cloud_prices(session, gpu_id, currency)
+    # Counted before the list is read: a list may be newer than its count, never older.
+    version = cloud_version(session, gpu_id)
+    return cache.get(("cloud", gpu_id), version, lambda: _cloud_prices(session, gpu_id, currency))
+
+
 def detail(
     session: Session,
     spec: GpuSpec,
     settings: Settings,
     viewer: QuoteViewer | None = None,
     rows: MarketRows | None = None,
+    cache: PriceCache | None = None,
 ) -> GpuDetail:
     """The GPU's specs and prices; `best_quote` holds the quotes `viewer` sees (None: an
     anonymous caller, no quotes). Prices from `rows` when given (the same rows as the
-    database's market window, kept up to date)."""
+    database's market window, kept up to date), cloud prices from `cache` when given."""
     now = datetime.now(UTC)
     policy = SourceHealth.read(session).policy(settings, now)
     observations = market_rows(session, spec.id, policy, rows)
@@ -91,7 +118,7 @@ def detail(
         },
         latest_by_kind=latest_by_kind,
         today_prices=_today_prices(session, spec.id),
-        cloud=_cloud_prices(session, spec.id, Currency.from_settings(settings, now)),
+        cloud=cloud_prices(session, spec.id, Currency.from_settings(settings, now), cache),
         best_quote=best_quote,
     )
 

@@ -209,7 +209,8 @@ def gpu_page(
     except InputError as exc:
         # The closest ids, as the JSON 404 has them.
         raise HTTPException(404, {"message": exc.message}) from exc
-    view = gpu_view(session, spec, settings, model, request.app.state.series_cache)
+    state = request.app.state
+    view = gpu_view(session, spec, settings, model, state.series_cache, state.price_cache)
     return HTMLResponse(render("gpu.html", view=view, spec_value=spec_value, title=spec.name))
 
 
