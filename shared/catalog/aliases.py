@@ -80,6 +80,17 @@ def exact_alias(text: str) -> str | None:
     return _alias_table().get(normalize(text))
 
 
+@lru_cache(maxsize=1)
+def accepted_spellings() -> tuple[str, ...]:
+    """Every spelling `exact_alias` resolves, one of each: the ids, the catalog names, then
+    the aliases (as `normalize` writes them). What the OpenAPI document enumerates for a
+    GPU field; `exact_alias` also takes these with other spacing, case and vendor words."""
+    gpus = load_catalog().gpus
+    named = [gpu.id for gpu in gpus] + [gpu.name for gpu in gpus]
+    aliases = sorted({*EXTRA_ALIASES, *_bare_models()} - {normalize(s) for s in named})
+    return tuple(s for s in dict.fromkeys(named + aliases) if exact_alias(s) is not None)
+
+
 def resolve_alias(text: str) -> str | None:
     """Catalog id for an id, a name or a common spelling, read as free text by the title
     matcher; None if unknown or ambiguous. For data we import (benchmark tables) and
