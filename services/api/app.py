@@ -10,7 +10,14 @@ from fastapi import Depends, FastAPI
 from fastapi_offline import FastAPIOffline
 from starlette.concurrency import run_in_threadpool
 
-from services.api import errors, metrics, openapi_errors, openapi_security, process_lock
+from services.api import (
+    errors,
+    metrics,
+    openapi_errors,
+    openapi_inputs,
+    openapi_security,
+    process_lock,
+)
 from services.api.alerts.inflight import TestsInFlight
 from services.api.alerts.router import router as alerts_router
 from services.api.charts.router import router as charts_router
@@ -117,5 +124,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.include_router(router, dependencies=[*reads, *api])
     app.include_router(alerts_router, dependencies=api)
     openapi_security.install(app, settings)
+    openapi_inputs.install(app)
     openapi_errors.install(app)
     return app

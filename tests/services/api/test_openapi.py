@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 from fastapi.testclient import TestClient
 
+from services.api import openapi_inputs
 from services.api.app import create_app
+from shared.catalog.aliases import accepted_spellings, exact_alias
 from shared.kit.db import migrate
 from tests.conftest import _drop_postgres_database, make_settings, new_database
 
 KEY_REQUIRED: list[dict[str, list[str]]] = [{"ApiKey": []}]
+GPU_FIELDS = openapi_inputs.GPU_FIELDS
 # A value for every path parameter of the document.
 PATH_VALUES = {"gpu_id": "rtx-3090", "alert_id": "1", "quote_id": "0" * 32, "image_format": "svg"}
 
@@ -134,3 +139,54 @@ def test_error_answers_are_documented_in_the_envelope_they_have(
     answer = market_client.get("/alerts/nope", headers={"Authorization": "Bearer gpa_x_y"})
     assert answer.status_code == 401 and set(answer.json()) == {"message", "detail"}
     assert market_client.get("/gpus/rtx-9999").json().keys() == {"message", "detail"}
+
+
+def _gpu_fields(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Every GPU field of the document's inputs and components, by where it is."""
+    found: dict[str, dict[str, Any]] = {}
+    for method, path, operation in _operations(document):
+        for parameter in operation.get("parameters", []):
+            if parameter["name"] in GPU_FIELDS:
+                found[f"{method} {path} {parameter['name']}"] = parameter["schema"]
+    for name, schema in document["components"]["schemas"].items():
+        for field, sub in schema.get("properties", {}).items():
+            if field in GPU_FIELDS:
+                found[f"{name}.{field}"] = sub
+    return found
+
+
+def test_every_gpu_field_lists_the_spellings_the_api_resolves(market_client: TestClient) -> None:
+    document = market_client.get("/openapi.json").json()
+    spellings = document["components"]["schemas"]["GpuName"]["enum"]
+    assert spellings == list(accepted_spellings())
+    assert {"rtx-4090", "NVIDIA GeForce RTX 4090", "4090", "h100sxm"} <= set(spellings)
+    fields = _gpu_fields(document)
+    inputs = {
+        "get /tco gpu",
+        "get /tco cloud_gpu",
+        "get /model/predict gpu",
+        "get /gpus/{gpu_id} gpu_id",
+        "get /gpus/{gpu_id}/prices gpu_id",
+        "get /charts/price-history.{image_format} gpu",
+        "PriceIn.gpu_id",
+        "PriceCheckRequest.gpu",
+        "ClusterIn.gpu",
+        "GpuCount.gpu",
+        "CandidateIn.gpu",
+        "PriceBelow.gpu_id",
+        "PerfPerDollarAbove.gpu_id",
+    }
+    assert inputs <= fields.keys()
+    ref = "#/components/schemas/GpuName"
+    for where in inputs:
+        branches = fields[where].get("anyOf", [fields[where]])
+        assert ref in [b.get("$ref") for b in branches], where
+    # Listed once and referred to: the document stays small (about 130 kB).
+    assert json.dumps(document).count('"NVIDIA GeForce RTX 4090"') == 1
+    # Each spelling names the GPU it resolves to, also in a path.
+    for spelling in spellings:
+        gpu_id = exact_alias(spelling)
+        assert gpu_id is not None, spelling
+        if not spelling.islower():  # a name: the ids and aliases resolve the same way
+            answer = market_client.get(f"/gpus/{quote(spelling)}")
+            assert answer.status_code == 200 and answer.json()["id"] == gpu_id, spelling
