@@ -20,12 +20,33 @@ from services.api.alerts.schemas import (
 )
 from services.api.auth import WriteKey
 from services.api.deps import SessionDep, SettingsDep
+from services.api.openapi_inputs import inputs, one_of, rule
 from shared.alerts.delivery import send_async
+from shared.catalog.tasks import PRECISION_NAMES, TASK_NAMES
 
 router = APIRouter(prefix="/alerts", tags=["alerts"])
 
+# The shape shared/alerts/ssrf.py checks first: http(s), no credentials, no control
+# characters or spaces; where the host resolves is known only when it is registered.
+WEBHOOK_URL = (
+    r"^[hH][tT][tT][pP][sS]?://[A-Za-z0-9._~%!$&'()*+,;=:-]+([/?#][^\u0000-\u0020\u007f]*)?$"
+)
+# The perf_per_dollar_above trigger keeps task and precision plain strings (its own
+# check names the valid values): the document lists them.
+ALERT_INPUTS = inputs(
+    rules=[
+        rule(
+            "a public endpoint: its host resolves, to public addresses only (or allowlisted)",
+            "url",
+        )
+    ],
+    url={"pattern": WEBHOOK_URL},
+    task=one_of(TASK_NAMES),
+    precision=one_of(PRECISION_NAMES),
+)
 
-@router.post("", response_model=AlertCreated, status_code=201)
+
+@router.post("", response_model=AlertCreated, status_code=201, openapi_extra=ALERT_INPUTS)
 def create_alert(
     body: AlertCreate, key: WriteKey, session: SessionDep, settings: SettingsDep
 ) -> AlertCreated:
@@ -43,7 +64,7 @@ def get_alert(alert_id: str, key: WriteKey, session: SessionDep) -> AlertOut:
     return service.out(service.owned(session, key, alert_id))
 
 
-@router.patch("/{alert_id}", response_model=AlertOut)
+@router.patch("/{alert_id}", response_model=AlertOut, openapi_extra=ALERT_INPUTS)
 def patch_alert(
     alert_id: str, body: AlertPatch, key: WriteKey, session: SessionDep, settings: SettingsDep
 ) -> AlertOut:

@@ -8,13 +8,72 @@ from fastapi import APIRouter, Query
 
 from services.api.deps import ModelDep
 from services.api.errors import InvalidParameter
-from shared.builds.predict import InvalidInputError, PredictRequest, predict_request
+from services.api.openapi_inputs import inputs, one_of, rule
+from shared.builds.constants import DEPLOYMENTS, NETWORKS
+from shared.builds.predict import (
+    TASKS,
+    InvalidInputError,
+    PredictRequest,
+    predict_request,
+    valid_workloads,
+)
 from shared.catalog.aliases import catalog_id
+from shared.perfmodel.base import PRECISIONS
+from shared.perfmodel.llm_shapes import MODEL_NAMES
+from shared.perfmodel.llm_training import TRAINING_MODES
+from shared.perfmodel.workloads import PHASES, WEIGHT_FORMATS
 
 router = APIRouter(tags=["model"])
 
+# PredictRequest keeps its names plain strings (the CLI shares it, and predict_full names
+# the valid values in its errors): the document lists the values predict_full takes.
+PREDICT_INPUTS = inputs(
+    rules=[
+        rule(
+            "LLM serving fields: only with task llm-inference (params_b also with llm-training)",
+            "params_b",
+            "batch",
+            "context",
+            "weights",
+            "model",
+            "kv_heads",
+            "active_params_b",
+        ),
+        rule("only with task llm-training", "mode"),
+        rule("only with a training task other than llm-training, of its family", "workload"),
+        rule("inference only with task cv; training only with a training task", "phase"),
+        rule(
+            "a named model's size, KV heads and active parameters are its own; without a "
+            "model, active_params_b is at most params_b",
+            "params_b",
+            "kv_heads",
+            "active_params_b",
+        ),
+        rule(
+            "a precision (and LLM weights) the model times on this GPU for this task",
+            "precision",
+            "weights",
+        ),
+        rule("within this GPU's power range", "power_limit_w"),
+    ],
+    task=one_of(TASKS),
+    precision=one_of(PRECISIONS),
+    mode=one_of(TRAINING_MODES),
+    weights=one_of(WEIGHT_FORMATS),
+    phase=one_of(PHASES),
+    deployment=one_of(DEPLOYMENTS),
+    network=one_of(NETWORKS),
+    workload=one_of(valid_workloads()),
+    model=one_of(MODEL_NAMES),
+    params_b={"exclusiveMinimum": 0},
+    active_params_b={"exclusiveMinimum": 0},
+    batch={"minimum": 1},
+    context={"minimum": 1},
+    kv_heads={"minimum": 1},
+)
 
-@router.get("/model/predict")
+
+@router.get("/model/predict", openapi_extra=PREDICT_INPUTS)
 def model_predict(
     query: Annotated[PredictRequest, Query()],
     model: ModelDep,

@@ -10,6 +10,7 @@ from fastapi import APIRouter, Query, Request
 from services.api.auth import KEY_OPTIONAL, OptionalKey, WriteKey
 from services.api.deps import MAX_OFFSET, SessionDep, SettingsDep, catalog_gpu
 from services.api.errors import InvalidParameter
+from services.api.openapi_inputs import inputs, rule
 from services.api.prices import service
 from services.api.prices.schemas import ConditionFilter, PriceCreated, PriceHistory, PriceIn
 from shared.alerts.keys import quote_viewer
@@ -22,6 +23,23 @@ from shared.scoring.price_check import PriceCheckOut, PriceCheckRequest, check_p
 
 router = APIRouter(tags=["prices"])
 
+HISTORY_INPUTS = inputs(
+    rules=[
+        rule("a source with prices of this GPU (the 422 lists them)", "source"),
+        rule("a moment UTC can represent", "since"),
+    ]
+)
+# What urlsplit reads as http(s) with a host (PriceIn._web_url): ASCII host characters
+# only, as it refuses some others (NFKC forms of '/', '?', '#', '@').
+WEB_URL = r"^\s*[hH][tT][tT][pP][sS]?://[A-Za-z0-9._~%!$&'()*+,;=:-]+([/?#][^\u0000]*)?$"
+# Not blank: the intake strips it (shared/pricing/intake.py).
+NAMED = r"^[^\u0000]*[^\s\u0000][^\u0000]*$"
+QUOTE_INPUTS = inputs(
+    rules=[rule("at least 0.01 once rounded to the cent", "usd")],
+    url={"pattern": WEB_URL},
+    source={"pattern": NAMED},
+)
+
 
 def _utc(since: datetime) -> datetime:
     """`since` in UTC (no offset means UTC); a moment UTC cannot hold is a 422."""
@@ -31,7 +49,11 @@ def _utc(since: datetime) -> datetime:
         raise InvalidParameter("since", "outside the dates UTC can represent") from None
 
 
-@router.get("/gpus/{gpu_id}/prices", response_model=PriceHistory, openapi_extra=KEY_OPTIONAL)
+@router.get(
+    "/gpus/{gpu_id}/prices",
+    response_model=PriceHistory,
+    openapi_extra={**KEY_OPTIONAL, **HISTORY_INPUTS},
+)
 def get_prices(
     gpu_id: str,
     request: Request,
@@ -79,7 +101,7 @@ def check_quote(
     return check_price(session, body, rules, datetime.now(UTC))
 
 
-@router.post("/prices", response_model=PriceCreated, status_code=201)
+@router.post("/prices", response_model=PriceCreated, status_code=201, openapi_extra=QUOTE_INPUTS)
 def post_price(
     body: PriceIn, key: WriteKey, session: SessionDep, settings: SettingsDep
 ) -> PriceCreated:

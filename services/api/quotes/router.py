@@ -13,15 +13,57 @@ from fastapi import APIRouter, Path, Query, Request, Response
 
 from services.api.auth import KEY_OPTIONAL, OptionalKey
 from services.api.deps import MAX_OFFSET, ModelDep, SessionDep, SettingsDep, VaryOnAccept
+from services.api.openapi_inputs import inputs, rule
 from services.api.quotes import service
 from services.api.quotes.schemas import ClusterIn, CompareIn, ExportFormat, QuoteList, QuoteOut
 from shared.quotes.store import bom_csv
 
 router = APIRouter(tags=["quotes"])
 
+# Both quotes are built by the one build model, priced from today's market and stored.
+PRECISION_RULE = "every GPU can run the precision for the task"
+POWER_RULE = "a power limit of at least 30 % of each GPU's TDP"
+TOTAL_RULE = "the quote's total fits what a quote holds (under 10 billion USD)"
+CLUSTER_INPUTS = inputs(
+    rules=[
+        rule("give count or a target, not both", "count"),
+        rule(
+            "a target is met by at most 512 GPUs",
+            "target_relative_throughput",
+            "memory_gb",
+        ),
+        rule(
+            "without gpu_price_usd, each GPU has a market price at condition",
+            "gpu_price_usd",
+            "additional_gpus",
+        ),
+        rule(PRECISION_RULE, "precision"),
+        rule(POWER_RULE, "power_limit_w"),
+        rule(TOTAL_RULE, "total_usd"),
+    ]
+)
+COMPARE_INPUTS = inputs(
+    rules=[
+        rule("cloud: only for a rented candidate", "candidates.condition"),
+        rule(
+            "a bought candidate without gpu_price_usd has a market price at its condition",
+            "candidates.gpu_price_usd",
+        ),
+        rule(
+            "a rented candidate without cloud_usd_per_hour has a current offer at its pricing",
+            "candidates.cloud_usd_per_hour",
+        ),
+        rule(PRECISION_RULE, "precision", "candidates.precision"),
+        rule(TOTAL_RULE, "total_usd"),
+    ]
+)
+
 
 @router.post(
-    "/quotes/cluster", response_model=QuoteOut, status_code=201, openapi_extra=KEY_OPTIONAL
+    "/quotes/cluster",
+    response_model=QuoteOut,
+    status_code=201,
+    openapi_extra={**KEY_OPTIONAL, **CLUSTER_INPUTS},
 )
 def post_cluster_quote(
     body: ClusterIn,
@@ -38,7 +80,10 @@ def post_cluster_quote(
 
 
 @router.post(
-    "/quotes/compare", response_model=QuoteOut, status_code=201, openapi_extra=KEY_OPTIONAL
+    "/quotes/compare",
+    response_model=QuoteOut,
+    status_code=201,
+    openapi_extra={**KEY_OPTIONAL, **COMPARE_INPUTS},
 )
 def post_compare(
     body: CompareIn,

@@ -7,6 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from services.api.deps import ModelDep, SessionDep, SettingsDep, VaryOnAccept
+from services.api.openapi_inputs import inputs, rule
 from services.api.tco import service
 from services.api.tco.schemas import TcoResponse
 from shared.tco.request import with_catalog_ids
@@ -14,8 +15,27 @@ from shared.tco.schemas import TcoRequest
 
 router = APIRouter(tags=["tco"])
 
+# What the report takes from today's data when the request does not give it.
+TCO_INPUTS = inputs(
+    rules=[
+        rule("without purchase_usd, gpu has a market price at condition", "purchase_usd"),
+        rule(
+            "without cloud_gpu, some GPU has a current cloud offer at pricing",
+            "cloud_gpu",
+        ),
+        rule(
+            "without cloud_usd_per_hour, the rented GPU has a current offer at pricing",
+            "cloud_usd_per_hour",
+        ),
+        rule("gpu and cloud_gpu can run the precision for the task", "precision", "cloud_gpu"),
+        rule("a power limit of at least 30 % of the GPU's TDP", "power_limit_w"),
+    ]
+)
 
-@router.get("/tco", response_model=TcoResponse, dependencies=[VaryOnAccept])
+
+@router.get(
+    "/tco", response_model=TcoResponse, dependencies=[VaryOnAccept], openapi_extra=TCO_INPUTS
+)
 def get_tco(
     session: SessionDep,
     settings: SettingsDep,

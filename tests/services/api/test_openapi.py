@@ -9,12 +9,17 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
+from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
 from fastapi.testclient import TestClient
 
-from services.api import openapi_inputs
+from services.api import openapi_errors, openapi_inputs
 from services.api.app import create_app
+from shared.builds.predict import TASKS
 from shared.catalog.aliases import accepted_spellings, exact_alias
+from shared.catalog.tasks import PRECISION_NAMES
 from shared.kit.db import migrate
+from shared.perfmodel.workloads import WEIGHT_FORMATS
 from tests.conftest import _drop_postgres_database, make_settings, new_database
 
 KEY_REQUIRED: list[dict[str, list[str]]] = [{"ApiKey": []}]
@@ -190,3 +195,45 @@ def test_every_gpu_field_lists_the_spellings_the_api_resolves(market_client: Tes
         if not spelling.islower():  # a name: the ids and aliases resolve the same way
             answer = market_client.get(f"/gpus/{quote(spelling)}")
             assert answer.status_code == 200 and answer.json()["id"] == gpu_id, spelling
+
+
+def test_the_inputs_keep_their_names_and_list_their_rules(market_client: TestClient) -> None:
+    app = market_client.app
+    assert isinstance(app, FastAPI)
+    # The document as FastAPI writes it, with the error answers but not the inputs amended.
+    generated = openapi_errors.document_errors(
+        get_openapi(title=app.title, version=app.version, routes=app.routes)
+    )
+    document = market_client.get("/openapi.json").json()
+
+    def names(doc: dict[str, Any]) -> set[tuple[str, ...]]:
+        found: set[tuple[str, ...]] = {
+            (method, path, p["in"], p["name"], str(p.get("required", False)))
+            for method, path, operation in _operations(doc)
+            for p in operation.get("parameters", [])
+        }
+        for name, schema in doc["components"]["schemas"].items():
+            found |= {(name, field) for field in schema.get("properties", {})}
+        return found
+
+    assert names(generated) == names(document)
+    predict = document["paths"]["/model/predict"]["get"]
+    schemas = {p["name"]: p["schema"] for p in predict["parameters"]}
+    assert schemas["task"]["enum"] == list(TASKS)
+    assert schemas["weights"]["anyOf"][0]["enum"] == list(WEIGHT_FORMATS)
+    trigger = document["components"]["schemas"]["PerfPerDollarAbove"]["properties"]
+    assert trigger["precision"]["enum"] == list(PRECISION_NAMES)
+    for method, path, operation in _operations(document):
+        assert "x-amend-inputs" not in operation, (method, path)
+        for rule in operation.get("x-field-rules", []):
+            assert rule["fields"] and rule["rule"] in operation["description"], (method, path)
+    rules = predict["x-field-rules"]
+    assert any(r["fields"] == ["mode"] for r in rules)
+    # A decimal may be sent as a string in decimal notation, held to the number's bounds.
+    usd = document["components"]["schemas"]["PriceIn"]["properties"]["usd"]["anyOf"]
+    assert usd[1]["pattern"] == openapi_inputs.DECIMAL
+    post_price = document["paths"]["/prices"]["post"]["x-field-rules"]
+    assert {"fields": ["usd"], "rule": openapi_inputs.DECIMAL_RULE} in post_price
+    # No text may hold a NUL (the input guard refuses it).
+    title = document["components"]["schemas"]["PriceIn"]["properties"]["title"]
+    assert title["anyOf"][0]["pattern"] == openapi_inputs.NO_NUL
