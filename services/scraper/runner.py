@@ -182,7 +182,7 @@ def finish(
         return RunReport(spec.name, NOT_CONFIGURED, error=outcome.reason, exception=outcome)
     if dry_run:
         return _dry_run(ctx, spec, outcome, scraper_settings)
-    interval = ctx.settings.scrape_schedule().get(spec.name, spec.default_interval_s)
+    interval = ctx.settings.scrape_schedule().get(spec.name) or spec.default_interval_s
     if isinstance(outcome, Exception):
         return _record_failure(ctx, spec, interval, started, outcome)
     try:

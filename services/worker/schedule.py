@@ -9,6 +9,7 @@ from celery.schedules import crontab
 from shared.alerts.jobs import DISPATCH_DUE
 from shared.kit.events import QUEUES
 from shared.kit.settings import Settings
+from shared.sources.specs import scrape_intervals
 from shared.wiring.jobs import FULL_RECOMPUTE, RESEND_UNSENT
 
 SCRAPE_SOURCE = "scrape.run_source"
@@ -44,7 +45,7 @@ def beat_schedule(settings: Settings) -> dict[str, dict[str, Any]]:
             "options": {"queue": QUEUES["scrape"]},
         },
     }
-    for source, interval in settings.scrape_schedule().items():
+    for source, interval in scrape_intervals(settings.scrape_schedule()).items():
         schedule[f"scrape-{source}"] = {
             "task": SCRAPE_SOURCE,
             "schedule": float(interval),

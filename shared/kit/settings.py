@@ -152,13 +152,16 @@ class Settings(BaseSettings):
             float(part) for part in self.webhook_retry_schedule_s.split(",") if part.strip()
         )
 
-    def scrape_schedule(self) -> dict[str, int]:
-        """Source name -> interval in seconds, from `scrape_sources`."""
-        schedule: dict[str, int] = {}
-        for item in filter(None, (part.strip() for part in self.scrape_sources.split(","))):
-            name, _, seconds = item.partition("=")
-            schedule[name.strip()] = int(seconds) if seconds else 21600
-        return schedule
+    def scrape_schedule(self) -> dict[str, int | None]:
+        """Source name -> interval in seconds from `scrape_sources`; None where only the
+        name is given (the source's own default: shared.sources.specs.scrape_intervals)."""
+        return parse_scrape_sources(self.scrape_sources)
+
+    @field_validator("scrape_sources")
+    @classmethod
+    def _scrape_sources_parse(cls, value: str) -> str:
+        parse_scrape_sources(value)
+        return value
 
     @field_validator("trusted_proxies")
     @classmethod
@@ -175,6 +178,23 @@ class Settings(BaseSettings):
     @property
     def in_process_tasks(self) -> bool:
         return not self.broker_url
+
+
+def parse_scrape_sources(text: str) -> dict[str, int | None]:
+    """ "ebay=600,vast" -> {"ebay": 600, "vast": None}; a bad interval is a ValueError."""
+    schedule: dict[str, int | None] = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        name, _, seconds = (part.strip() for part in item.partition("="))
+        if not seconds:
+            schedule[name] = None
+            continue
+        if not seconds.isdigit() or int(seconds) < 1:
+            raise ValueError(
+                f"scrape_sources: {name}={seconds!r} is not a whole number of seconds >= 1 "
+                '(format: "ebay=21600,vast"; a name alone takes the source\'s default)'
+            )
+        schedule[name] = int(seconds)
+    return schedule
 
 
 def ip_networks(text: str) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:

@@ -10,6 +10,7 @@ adapter module declares the one listed here for it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -119,3 +120,19 @@ LAMBDA = SourceInfo(
 SOURCE_INFO: dict[str, SourceInfo] = {
     info.name: info for info in (EBAY, EBAY_BROWSE, NEWEGG, BHPHOTO, AZURE, AWS, VAST, LAMBDA)
 }
+
+
+def scrape_intervals(schedule: Mapping[str, int | None]) -> dict[str, int]:
+    """Each scheduled source's interval: the one configured, else the source's default
+    (a price API polled hourly, a retailer twice a day). An unknown name is refused
+    with the valid ones: a typo must not schedule nothing in silence."""
+    unknown = sorted(set(schedule) - set(SOURCE_INFO))
+    if unknown:
+        raise ValueError(
+            f"GPU_ADVISOR_SCRAPE_SOURCES names unknown sources {', '.join(unknown)}; "
+            f"valid: {', '.join(SOURCE_INFO)}"
+        )
+    return {
+        name: SOURCE_INFO[name].default_interval_s if seconds is None else seconds
+        for name, seconds in schedule.items()
+    }

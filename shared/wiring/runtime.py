@@ -12,6 +12,7 @@ from shared.kit.outbox import CeleryDispatcher
 from shared.kit.settings import Settings
 from shared.perfmodel.classmodel import ClassModel
 from shared.perfmodel.registry import get_model
+from shared.sources.specs import scrape_intervals
 from shared.wiring.jobs import COALESCED, JOBS, TRANSIENT
 
 
@@ -19,7 +20,9 @@ def open_context(
     settings: Settings, engine: Engine | None = None, model: ClassModel | None = None
 ) -> Context:
     """A Context on `settings`' database: Celery when a broker is configured, else an
-    in-process dispatcher whose jobs run against this same context."""
+    in-process dispatcher whose jobs run against this same context. A schedule naming
+    an unknown source stops every entry point here, with the valid names."""
+    scrape_intervals(settings.scrape_schedule())
     dispatcher: Dispatcher
     if settings.broker_url:
         dispatcher = CeleryDispatcher(settings, coalesce=COALESCED)

@@ -11,7 +11,7 @@ from sqlmodel import Session
 
 from services.api.sources.schemas import SourceOut, SourcesOut
 from shared.kit.settings import Settings
-from shared.sources.specs import SOURCE_INFO, SourceInfo
+from shared.sources.specs import SOURCE_INFO, SourceInfo, scrape_intervals
 from shared.sources.status import (
     BLOCKED,
     PARSE_FAILURE,
@@ -26,7 +26,7 @@ def list_sources(session: Session, settings: Settings) -> SourcesOut:
     """Every source the scraper has, by name: the ones that ran as their last run left
     them, the others `never_run`; and a source that ran and is no longer built in (its
     row outlives it) as it was."""
-    schedule = settings.scrape_schedule()
+    schedule = scrape_intervals(settings.scrape_schedule())
     ran = {status.name: status for status in all_statuses(session)}
     statuses = [ran.get(name) or _never_run(info, schedule) for name, info in SOURCE_INFO.items()]
     statuses += [status for name, status in ran.items() if name not in SOURCE_INFO]

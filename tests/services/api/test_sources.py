@@ -69,11 +69,13 @@ def test_a_never_run_source_has_the_interval_its_schedule_gives(
     seeded_url: str, tmp_path: Path
 ) -> None:
     """GPU_ADVISOR_SCRAPE_SOURCES sets the interval (as the runner reads it: a name alone
-    is every 6 hours) and marks the source scheduled."""
-    with _client(seeded_url, tmp_path, scrape_sources="ebay=600,vast") as client:
+    takes the source's own default, vast's hourly offers every hour) and marks the source
+    scheduled."""
+    with _client(seeded_url, tmp_path, scrape_sources="ebay=600,vast,newegg") as client:
         sources = _sources(client)
     assert (sources["ebay"]["interval_s"], sources["ebay"]["scheduled"]) == (600, True)
-    assert (sources["vast"]["interval_s"], sources["vast"]["scheduled"]) == (21600, True)
+    assert (sources["vast"]["interval_s"], sources["vast"]["scheduled"]) == (3600, True)
+    assert (sources["newegg"]["interval_s"], sources["newegg"]["scheduled"]) == (43200, True)
     assert (sources["aws"]["interval_s"], sources["aws"]["scheduled"]) == (86400, False)
     assert {s["status"] for s in sources.values()} == {"never_run"}
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
 from pydantic import SecretStr
 
 from services.scraper.registry import SOURCES, source_modules
 from services.scraper.settings import ScraperSettings
 from shared.sources.names import SCRAPED_SOURCES
-from shared.sources.specs import SOURCE_INFO
+from shared.sources.specs import SOURCE_INFO, scrape_intervals
 
 
 def test_each_adapter_declares_the_shared_spec_listed_for_it() -> None:
@@ -31,3 +32,19 @@ def test_a_source_needs_an_api_key_when_it_reads_a_secret_setting() -> None:
     for info in SOURCE_INFO.values():
         secret = any(fields[name].annotation is SecretStr for name in info.settings)
         assert info.needs_api_key is secret, info.name
+
+
+def test_a_scheduled_name_alone_takes_its_sources_own_interval() -> None:
+    intervals = scrape_intervals({"ebay": 600, "vast": None, "aws": None})
+    assert intervals == {
+        "ebay": 600,
+        "vast": SOURCE_INFO["vast"].default_interval_s,
+        "aws": SOURCE_INFO["aws"].default_interval_s,
+    }
+    # The defaults differ by source (hourly offers, daily price lists): none is 6 h here.
+    assert intervals["vast"] == 3600 and intervals["aws"] == 86400
+
+
+def test_an_unknown_scheduled_source_is_refused_with_the_valid_names() -> None:
+    with pytest.raises(ValueError, match=r"unknown sources ebayy; valid: ebay, ebay_browse"):
+        scrape_intervals({"ebayy": None})
