@@ -136,10 +136,12 @@ def line_chart(series: Sequence[Series], title: str, desc: str) -> bytes:
     left = round(max(text_width(label, SMALL) for label in y_labels) + 8 + MARGIN, 1)
     widest = max((text_width(label, SMALL) for _, label in ticks), default=0)
     right = round(WIDTH - max(12, widest / 2 + MARGIN), 1)
-    span = max((last - first).total_seconds(), 86400.0)
+    span = (last - first).total_seconds()
     plot_w = right - left - 2 * PAD
 
     def x(at: datetime) -> float:
+        if not span:  # one period: in the middle, as matplotlib centres a single date
+            return round((left + right) / 2, 1)
         return round(left + PAD + (at - first).total_seconds() / span * plot_w, 1)
 
     def y(usd: float) -> float:

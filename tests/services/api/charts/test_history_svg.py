@@ -222,3 +222,19 @@ def test_the_image_right_after_a_new_price_shows_it(market_client: TestClient) -
     name = load_catalog().by_id[GPU].name
     desc_text = data.series_text(name, series)
     assert after == history_svg.line_chart(series, "RTX 3090: price history", desc_text)
+
+
+def test_a_single_date_is_drawn_in_the_middle_with_its_date() -> None:
+    one = (Bucket(NOW, 750.0, 700.0, 800.0, 2),)
+    series = [Series("new", "a", "msrp", one), Series("used", "b", "scraped", one)]
+    root = ET.fromstring(history_svg.line_chart(series, "t", "d"))
+    xs = set()
+    for i, condition in enumerate(("new", "used")):
+        group = root.find(f".//{SVG}g[@id='series-{i}-{condition}']")
+        assert group is not None
+        path = group.find(f"{SVG}path")
+        assert path is not None
+        xs.add(float(path.get("d", "").split(",")[0][1:]))
+    (x,) = xs
+    assert abs(x - history_svg.WIDTH / 2) < 30
+    assert NOW.date().isoformat() in _texts(root)
