@@ -1,7 +1,9 @@
 """Property-based fuzzing of the whole API (schemathesis): generated valid and invalid
 requests on every operation, a write key on every request so write paths are fuzzed past
 authentication, on PostgreSQL (the stricter backend: NUL bytes). Every answer must be no
-server error and match the response schema the OpenAPI document declares.
+server error and match the response schema the OpenAPI document declares; input the
+document forbids must be refused, and input it allows accepted (or refused by a rule the
+operation documents in `x-field-rules`).
 
 FUZZ_EXAMPLES cases per operation (see the measured run time in the commit message);
 GPU_ADVISOR_FUZZ_EXAMPLES raises it for a longer local run.
@@ -27,6 +29,7 @@ from schemathesis.python import asgi
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
     negative_data_rejection,
+    positive_data_acceptance,
     response_schema_conformance,
     status_code_conformance,
 )
@@ -96,13 +99,15 @@ def fuzz_operation(operation, mode: GenerationMode, headers: dict[str, str], see
     )
     def run(case, pick: int, real: bool) -> None:
         checks = CHECKS
+        if operation.label in UNDOCUMENTED:
+            checks = [c for c in CHECKS if c is not accepted_or_documented_rule]
         if mode is GenerationMode.POSITIVE:
             if real:  # half the cases name real GPUs and tasks: into the domain
                 with_known_values(case, pick)
         elif keyed and "authorization" not in {k.lower() for k in case.headers or {}}:
             # The case left out the key the operation requires; the key sent below makes it
             # a valid request, which must not count as invalid input accepted.
-            checks = [c for c in CHECKS if c is not negative_data_rejection]
+            checks = [c for c in checks if c is not negative_data_rejection]
         response = case.call(headers=headers)
         seen[f"{operation.label} {response.status_code}"] += 1
         case.validate_response(response, checks=checks)
@@ -116,21 +121,69 @@ def fuzz_operation(operation, mode: GenerationMode, headers: dict[str, str], see
     return None
 
 
+def refused_fields(response: Any) -> list[str]:
+    """The fields a 422 names, as `x-field-rules` writes them: the `loc` of each error
+    without its location ("query", "body") and list indices."""
+    detail = response.json().get("detail")
+    errors = detail if isinstance(detail, list) else [detail]
+    return [
+        ".".join(
+            str(part)
+            for part in error.get("loc", [])
+            if not isinstance(part, int) and part not in ("query", "body", "path")
+        )
+        for error in errors
+        if isinstance(error, dict)
+    ]
+
+
+def covers(documented: str, field: str) -> bool:
+    """Whether a rule's field is this error's: the same field, maybe under a union tag
+    (`trigger.max_usd_per_hour` covers `trigger.cloud_price_below.max_usd_per_hour`)."""
+    want, got = documented.split("."), field.split(".")
+    if want[-1] != got[-1]:
+        return False
+    parts = iter(got)
+    return all(part in parts for part in want)
+
+
+def accepted_or_documented_rule(ctx: Any, response: Any, case: Any) -> bool | None:
+    """positive_data_acceptance, except a 422 every error of which names a field of one of
+    the operation's `x-field-rules` (services/api/openapi_inputs.py): the rules no schema
+    can state. Any other refusal of input the schema allows fails."""
+    positive = case.meta is not None and case.meta.generation.mode.is_positive
+    if positive and response.status_code == 422:
+        rules = case.operation.definition.raw.get("x-field-rules", [])
+        documented = [field for rule in rules for field in rule["fields"]]
+        fields = refused_fields(response)
+        if fields and all(any(covers(d, f) for d in documented) for f in fields):
+            return None
+    return positive_data_acceptance(ctx, response, case)
+
+
 # Every answer: no server error, its status and content type documented, its body the
-# declared schema; input the schema forbids refused. Not checked: that every input the
-# schema allows is accepted (schemathesis' positive_data_acceptance): GPU fields are free
-# text in the document (any id, catalog name or alias) and some rules join two fields
-# (memory_gb or params_b; active_params_b <= params_b), which OpenAPI cannot state for
-# query parameters; those answer 422 naming the field.
+# declared schema; input the schema forbids refused, input it allows accepted (a 404 for a
+# path naming nothing counts as accepted, as schemathesis has it) unless the 422 names a
+# rule the operation documents.
 CHECKS = [
     not_a_server_error,
     response_schema_conformance,
     status_code_conformance,
     content_type_conformance,
     negative_data_rejection,
+    accepted_or_documented_rule,
 ]
-# Free-text fields the schema cannot enumerate (GPU ids, /model/predict's task and
-# precision), with real values: GPUs of the test market (tests/services/api/conftest.py).
+# Not yet checked for acceptance: /recommend's query (the charts take the same one) has
+# rules joining fields (memory_gb or params_b; active_params_b <= params_b; kv_heads and
+# active_params_b only with params_b or model; phase per task) and a free-text `model`,
+# none of them documented yet; its parameter schema is being rebuilt separately.
+UNDOCUMENTED = {
+    "GET /recommend",
+    "GET /charts/perf-per-dollar.{image_format}",
+    "GET /charts/performance.{image_format}",
+}
+# Real values of the test market (tests/services/api/conftest.py) in half the valid cases:
+# the document's GPUs and tasks are mostly unpriced there, and these reach the domain.
 GPU_IDS = ["rtx-3090", "rtx-4090", "h100-pcie"]
 KNOWN = {
     "gpu": GPU_IDS,
