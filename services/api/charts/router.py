@@ -18,7 +18,7 @@ from services.api.charts import data, history_svg, render, service
 from services.api.charts.render import ImageFormat
 from services.api.deps import SessionDep
 from services.api.prices.schemas import ConditionFilter
-from services.api.recommend.router import get_recommendation
+from services.api.recommend.router import RECOMMEND_INPUTS, get_recommendation
 from services.api.recommend.schemas import RecommendResponse
 
 router = APIRouter(tags=["charts"])
@@ -68,7 +68,7 @@ def _date(value: datetime | None) -> str:
     "/charts/perf-per-dollar.{image_format}",
     response_class=Response,
     # /recommend's answer, which takes an optional key (its quotes; none drawn here).
-    openapi_extra=KEY_OPTIONAL,
+    openapi_extra={**KEY_OPTIONAL, **RECOMMEND_INPUTS},
     responses=IMAGE_RESPONSES,
     summary="Perf per $1,000 of /recommend's answer as a bar chart (same query parameters)",
 )
@@ -85,7 +85,7 @@ async def perf_per_dollar_chart(
     "/charts/performance.{image_format}",
     response_class=Response,
     # /recommend's answer, which takes an optional key (its quotes; none drawn here).
-    openapi_extra=KEY_OPTIONAL,
+    openapi_extra={**KEY_OPTIONAL, **RECOMMEND_INPUTS},
     responses=IMAGE_RESPONSES,
     summary="Relative performance of /recommend's answer as a bar chart",
 )

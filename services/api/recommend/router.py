@@ -10,12 +10,14 @@ from fastapi import APIRouter, Query, Request, Response
 from services.api.auth import KEY_OPTIONAL, OptionalKey
 from services.api.deps import ModelDep, SessionDep, SettingsDep
 from services.api.errors import InvalidParameter
+from services.api.openapi_inputs import inputs, one_of, rule
 from services.api.recommend.cache import ResponseCache
 from services.api.recommend.schemas import RecommendResponse
 from services.api.recommend.service import recommend_json
 from shared.alerts.keys import quote_viewer
 from shared.builds.predict import InvalidInputError, checked_phase
 from shared.catalog.tasks import TASKS
+from shared.perfmodel.llm_shapes import MODEL_NAMES
 from shared.pricing.quotes import sees_recent_quotes, show_quotes_to
 from shared.recommend.memory import default_weights, llm_memory_estimate, needed_gb
 from shared.recommend.request import RecommendRequest
@@ -24,8 +26,31 @@ from shared.recommend.scores import ScoreCache
 
 router = APIRouter(tags=["recommend"])
 
+# What the document cannot say with types (services/api/openapi_inputs.py): the shape
+# table's model names, and the rules that join parameters. The charts of this answer take
+# the same query and declare the same.
+RECOMMEND_INPUTS = inputs(
+    [
+        rule("give memory_gb or an LLM (params_b or model), not both", "memory_gb"),
+        rule("only with params_b or model", "kv_heads", "active_params_b"),
+        rule("inference only with task cv; training only with a training task", "phase"),
+        rule(
+            "a named model's size, KV heads and active parameters are its own; without a "
+            "model, active_params_b is at most params_b",
+            "params_b",
+            "kv_heads",
+            "active_params_b",
+        ),
+    ],
+    model=one_of(MODEL_NAMES),
+)
 
-@router.get("/recommend", response_model=RecommendResponse, openapi_extra=KEY_OPTIONAL)
+
+@router.get(
+    "/recommend",
+    response_model=RecommendResponse,
+    openapi_extra={**KEY_OPTIONAL, **RECOMMEND_INPUTS},
+)
 def get_recommendation(
     request: Request,
     session: SessionDep,
