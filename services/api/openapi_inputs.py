@@ -60,6 +60,18 @@ def inputs(rules: Sequence[dict[str, Any]] = (), **fields: Mapping[str, Any]) ->
     return extra
 
 
+# Rules of shared.builds.predict and shared.perfmodel.llm_shapes, stated for every
+# operation that takes an LLM description or a phase (/model/predict, /recommend).
+PHASE_RULE = rule("inference only with task cv; training only with a training task", "phase")
+LLM_SHAPE_RULE = rule(
+    "a named model's size, KV heads and active parameters are its own; without a model, "
+    "active_params_b is at most params_b",
+    "params_b",
+    "kv_heads",
+    "active_params_b",
+)
+
+
 def one_of(values: Sequence[str]) -> dict[str, Any]:
     return {"enum": list(values)}
 

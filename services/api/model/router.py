@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query
 
 from services.api.deps import ModelDep
 from services.api.errors import InvalidParameter
-from services.api.openapi_inputs import inputs, one_of, rule
+from services.api.openapi_inputs import LLM_SHAPE_RULE, PHASE_RULE, inputs, one_of, rule
 from shared.builds.constants import DEPLOYMENTS, NETWORKS
 from shared.builds.predict import (
     TASKS,
@@ -41,14 +41,8 @@ PREDICT_INPUTS = inputs(
         ),
         rule("only with task llm-training", "mode"),
         rule("only with a training task other than llm-training, of its family", "workload"),
-        rule("inference only with task cv; training only with a training task", "phase"),
-        rule(
-            "a named model's size, KV heads and active parameters are its own; without a "
-            "model, active_params_b is at most params_b",
-            "params_b",
-            "kv_heads",
-            "active_params_b",
-        ),
+        PHASE_RULE,
+        LLM_SHAPE_RULE,
         rule(
             "a precision (and LLM weights) the model times on this GPU for this task",
             "precision",

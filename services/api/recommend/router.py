@@ -10,7 +10,7 @@ from fastapi import APIRouter, Query, Request, Response
 from services.api.auth import KEY_OPTIONAL, OptionalKey
 from services.api.deps import ModelDep, SessionDep, SettingsDep
 from services.api.errors import InvalidParameter
-from services.api.openapi_inputs import inputs, one_of, rule
+from services.api.openapi_inputs import LLM_SHAPE_RULE, PHASE_RULE, inputs, one_of, rule
 from services.api.recommend.cache import ResponseCache
 from services.api.recommend.schemas import RecommendResponse
 from services.api.recommend.service import recommend_json
@@ -33,14 +33,8 @@ RECOMMEND_INPUTS = inputs(
     [
         rule("give memory_gb or an LLM (params_b or model), not both", "memory_gb"),
         rule("only with params_b or model", "kv_heads", "active_params_b"),
-        rule("inference only with task cv; training only with a training task", "phase"),
-        rule(
-            "a named model's size, KV heads and active parameters are its own; without a "
-            "model, active_params_b is at most params_b",
-            "params_b",
-            "kv_heads",
-            "active_params_b",
-        ),
+        PHASE_RULE,
+        LLM_SHAPE_RULE,
     ],
     model=one_of(MODEL_NAMES),
 )
