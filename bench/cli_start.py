@@ -1,5 +1,6 @@
 """Start time of the `gpu-advisor` command: help, parse-page's help and a real parse-page
-run, each in a fresh process, against a `python -c pass` baseline.
+run (with --every-help, every subcommand's help too), each in a fresh process, against a
+`python -c pass` baseline.
 
 Runs are interleaved (one of each command per round) so that a noisy shared machine
 slows them alike; prints each command's median and fastest wall time, its median CPU
@@ -8,6 +9,7 @@ baseline's median, all measured in the same run. Nothing is asserted about time.
 
     .venv/bin/python -m bench.cli_start            # 7 rounds
     .venv/bin/python -m bench.cli_start --runs 15
+    .venv/bin/python -m bench.cli_start --every-help
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 # A bundled sold search page (60 kB): the real run parses and matches its listings.
@@ -39,9 +42,32 @@ def cli() -> list[str]:
     return [found] if found else [sys.executable, "-m", "services.cli.main"]
 
 
-def commands() -> dict[str, list[str]]:
+def subcommands() -> list[list[str]]:
+    """Every command path below `gpu-advisor`, groups before their commands, as listed."""
+    import typer
+
+    from services.cli.main import app
+
+    def below(command: Any, path: list[str]) -> list[list[str]]:
+        found = []
+        for name, child in command.commands.items():
+            loaded = getattr(child, "loaded", child)  # a lazy command loads to list its own
+            found.append([*path, name])
+            if hasattr(loaded, "commands"):
+                found += below(loaded, [*path, name])
+        return found
+
+    return below(typer.main.get_command(app), [])
+
+
+def commands(every_help: bool = False) -> dict[str, list[str]]:
     """Label -> argv; the baseline first."""
     gpu_advisor = cli()
+    helps = {
+        f"gpu-advisor {' '.join(path)} --help": [*gpu_advisor, *path, "--help"]
+        for path in (subcommands() if every_help else [])
+        if path != ["parse-page"]
+    }
     return {
         "python -c pass": [sys.executable, "-c", "pass"],
         "gpu-advisor --help": [*gpu_advisor, "--help"],
@@ -53,6 +79,7 @@ def commands() -> dict[str, list[str]]:
             "ebay",
             str(PAGE),
         ],
+        **helps,
     }
 
 
@@ -91,10 +118,11 @@ def report(samples: dict[str, Samples]) -> None:
     baseline = statistics.median(next(iter(samples.values())).wall)
     runs = len(next(iter(samples.values())).wall)
     print(f"{runs} runs each; wall median, fastest, CPU median, wall median / python's")
+    width = max(36, *(len(label) for label in samples))
     for label, taken in samples.items():
         median = statistics.median(taken.wall)
         print(
-            f"{label:36} {median * 1000:6.0f} ms {min(taken.wall) * 1000:6.0f} ms"
+            f"{label:{width}} {median * 1000:6.0f} ms {min(taken.wall) * 1000:6.0f} ms"
             f" {statistics.median(taken.cpu) * 1000:6.0f} ms cpu {median / baseline:6.1f}x"
         )
 
@@ -102,11 +130,12 @@ def report(samples: dict[str, Samples]) -> None:
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7, help="rounds of every command")
+    parser.add_argument("--every-help", action="store_true", help="also every subcommand's --help")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as data_dir:
         # None of these commands needs a database; an empty data directory proves it.
         env = {**os.environ, "GPU_ADVISOR_DATA_DIR": data_dir, "COLUMNS": "100"}
-        report(measure(commands(), args.runs, env))
+        report(measure(commands(args.every_help), args.runs, env))
 
 
 if __name__ == "__main__":

@@ -7,10 +7,12 @@ from typing import Annotated
 
 import typer
 
-from services.cli.context import cli_context
-from shared.alerts.keys import SCOPES, create_key, list_keys, revoke_key
+from services.cli.lazy import Group
 
-app = typer.Typer(help="API keys for write endpoints (alerts, prices).", no_args_is_help=True)
+# The commands import the database layer when they run: `api-keys --help` needs none of it.
+app = typer.Typer(
+    help="API keys for write endpoints (alerts, prices).", no_args_is_help=True, cls=Group
+)
 
 
 @app.command("create")
@@ -28,6 +30,9 @@ def create(
     as_json: Annotated[bool, typer.Option("--json", help="one JSON line: id and key")] = False,
 ) -> None:
     """Create a key; it is printed once and only its hash is stored."""
+    from services.cli.context import cli_context
+    from shared.alerts.keys import SCOPES, create_key
+
     if scope not in SCOPES:
         typer.echo(f"error: scope: invalid {scope!r}; valid values: {', '.join(SCOPES)}", err=True)
         raise typer.Exit(2)
@@ -51,6 +56,9 @@ def create(
 def list_command() -> None:
     """Keys with their prefix, scope, whose quotes they see (own or all) and state (never
     the key)."""
+    from services.cli.context import cli_context
+    from shared.alerts.keys import list_keys
+
     with cli_context() as ctx, ctx.session() as session:
         for key in list_keys(session):
             state = f"revoked {key.revoked_at.isoformat()}" if key.revoked_at else "active"
@@ -61,6 +69,9 @@ def list_command() -> None:
 @app.command("revoke")
 def revoke(key_id: Annotated[int, typer.Argument(help="the key's id")]) -> None:
     """Revoke a key; requests with it fail at once."""
+    from services.cli.context import cli_context
+    from shared.alerts.keys import revoke_key
+
     with cli_context() as ctx, ctx.session() as session:
         done = revoke_key(session, key_id)
     if not done:

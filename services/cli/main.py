@@ -14,7 +14,7 @@ from typing import Annotated
 import typer
 
 from services.cli import parse_page
-from services.cli.lazy import Lazy, lazy_group
+from services.cli.lazy import Group, Lazy, lazy_group
 from services.cli.match import match_titles
 
 LAZY = {
@@ -60,7 +60,7 @@ app = typer.Typer(
     no_args_is_help=True,
     cls=lazy_group(LAZY, ORDER),
 )
-db_app = typer.Typer(help="Database schema and bundled data.", no_args_is_help=True)
+db_app = typer.Typer(help="Database schema and bundled data.", no_args_is_help=True, cls=Group)
 app.add_typer(db_app, name="db")
 app.command("parse-page", help=parse_page.HELP)(parse_page.parse_page)
 app.command("match-titles", help="Match listing titles (one per line on stdin) to GPU ids.")(

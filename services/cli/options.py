@@ -8,14 +8,17 @@ import inspect
 import types
 from collections.abc import Callable
 from decimal import Decimal
-from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
 
-import annotated_types
 import typer
-from pydantic import BaseModel, ValidationError
-from pydantic.fields import FieldInfo
 
-Schema = TypeVar("Schema", bound=BaseModel)
+# pydantic is imported where a schema is read: `fail` and `gpu_id` serve commands without
+# one, whose --help then needs no pydantic.
+if TYPE_CHECKING:
+    from pydantic import BaseModel, ValidationError
+    from pydantic.fields import FieldInfo
+
+Schema = TypeVar("Schema", bound="BaseModel")
 # Click has no Decimal type, and the schema checks the choices with the API's messages.
 AS_TEXT = (Decimal, str)
 
@@ -79,6 +82,8 @@ def _number(value: Any) -> str:
 def _bounds(info: FieldInfo) -> str | None:
     """The schema's limits, written as typer writes a range: "(0<x<=2048)", "(x>0)".
     In parentheses: help text is rich markup, where "[x>0]" would be read as a tag."""
+    import annotated_types
+
     low = high = low_op = high_op = ""
     for limit in info.metadata:
         if isinstance(limit, annotated_types.Gt):
@@ -112,6 +117,8 @@ def _parameter(name: str, info: FieldInfo) -> inspect.Parameter:
 
 def _field_at(schema: type[BaseModel], loc: tuple[int | str, ...]) -> FieldInfo | None:
     """The field an error's location points at, through nested models and lists."""
+    from pydantic import BaseModel
+
     model: type[BaseModel] | None = schema
     info = None
     for part in loc:
@@ -141,6 +148,8 @@ def schema_options(
 ) -> Callable[[Callable[..., None]], Callable[..., None]]:
     """Give the decorated command one option per field of `schema`; the command receives
     the validated request as its first argument and its own options after it."""
+
+    from pydantic import ValidationError
 
     def decorate(command: Callable[..., None]) -> Callable[..., None]:
         fields = {n: f for n, f in schema.model_fields.items() if n not in exclude}

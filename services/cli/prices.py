@@ -4,21 +4,26 @@ one against the market without storing it."""
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
 from typing import Annotated
 
 import typer
 
-from services.cli.context import cli_context
-from services.cli.options import fail, gpu_id, schema_options
-from shared.kit.errors import InputError
-from shared.kit.money import CENT
-from shared.pricing.intake import PriceInput, PriceRejected, record_price
-from shared.pricing.quarantine import QuarantineRules
-from shared.scoring.price_check import PriceCheckRequest, check_price
+from services.cli.lazy import Lazy, lazy_group
+from services.cli.options import gpu_id
 
-app = typer.Typer(help="Prices that do not come from the scraper.", no_args_is_help=True)
+CHECK = Lazy(
+    "services.cli.prices_check",
+    "check",
+    "Check a vendor's quote against today's market before signing: percentile in today's "
+    "band, verdict, evidence, and what the same money buys used, new or rented. Prints the "
+    "body POST /prices/check answers; stores nothing and fires no alert.",
+)
+app = typer.Typer(
+    help="Prices that do not come from the scraper.",
+    no_args_is_help=True,
+    cls=lazy_group({"check": CHECK}, ("add", "check")),
+)
 
 
 @app.command("add")
@@ -33,6 +38,11 @@ def add(
     """Store an operator quote (no API key): shown beside the market price to keys created
     with --all-quotes and fires only their alerts; it never replaces the market price
     that rankings use."""
+    # Here, not at import: `prices --help` needs no database layer.
+    from services.cli.context import cli_context
+    from shared.kit.money import CENT
+    from shared.pricing.intake import PriceInput, PriceRejected, record_price
+
     known = gpu_id("gpu", gpu)
     try:
         price = PriceInput(known, Decimal(usd), condition, source, title, url)
@@ -61,18 +71,3 @@ def add(
             }
         )
     )
-
-
-@app.command("check")
-@schema_options(PriceCheckRequest)  # one option per field: POST /prices/check's body
-def check(request: PriceCheckRequest) -> None:
-    """Check a vendor's quote against today's market before signing: percentile in today's
-    band, verdict, evidence, and what the same money buys used, new or rented. Prints the
-    body POST /prices/check answers; stores nothing and fires no alert."""
-    try:
-        with cli_context() as ctx, ctx.session() as session:
-            rules = QuarantineRules.from_settings(ctx.settings)
-            result = check_price(session, request, rules, datetime.now(UTC))
-    except InputError as exc:
-        raise fail(str(exc), exc.valid) from None
-    typer.echo(result.model_dump_json(indent=2))

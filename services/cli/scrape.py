@@ -3,27 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
-from services.scraper.fetch import Fetcher
-from services.scraper.page_cache import persistent_fetchers
-from services.scraper.registry import SOURCES, UnknownSource, get_source
-from services.scraper.runner import (
-    BLOCKED,
-    DRY_RUN,
-    NOT_CONFIGURED,
-    OK,
-    FetcherFactory,
-    RunReport,
-    run_sources,
-)
-from services.scraper.settings import ScraperSettings, get_scraper_settings
-from shared.kit.context import Context
+from shared.sources.specs import SOURCE_INFO
+
+# The scraper (every adapter, the fetch layer), rich's progress display and the database
+# layer are imported when a scrape runs: `scrape --help` needs none of them.
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+
+    from services.scraper.runner import FetcherFactory, RunReport
+    from services.scraper.settings import ScraperSettings
+    from shared.kit.context import Context
 
 SUMMARY_COLUMNS = ("source", "status", "pages", "listings", "matched", "stored", "quarantined")
 
@@ -33,7 +27,7 @@ def scrape(
         list[str] | None,
         typer.Option(
             "--source",
-            help=f"source to scrape; repeat for several; default all ({', '.join(SOURCES)})",
+            help=f"source to scrape; repeat for several; default all ({', '.join(SOURCE_INFO)})",
         ),
     ] = None,
     dry_run: Annotated[
@@ -42,8 +36,11 @@ def scrape(
 ) -> None:
     """Scrape prices now and store them (scores are recomputed after each source commits)."""
     from services.cli.context import cli_context
+    from services.scraper.page_cache import persistent_fetchers
+    from services.scraper.registry import UnknownSource, get_source
+    from services.scraper.runner import DRY_RUN, NOT_CONFIGURED, OK
 
-    names = list(source or SOURCES)
+    names = list(source or SOURCE_INFO)
     try:
         for name in names:
             get_source(name)
@@ -64,6 +61,13 @@ def scrape(
         raise typer.Exit(code=1)
 
 
+def get_scraper_settings() -> ScraperSettings:
+    """The scraper's settings from the environment (tests replace this function)."""
+    from services.scraper.settings import get_scraper_settings as from_environment
+
+    return from_environment()
+
+
 def run_scrape(
     names: Sequence[str],
     *,
@@ -71,8 +75,15 @@ def run_scrape(
     ctx: Context,
     scraper_settings: ScraperSettings,
     console: Console | None = None,
-    fetcher_factory: FetcherFactory = Fetcher,
+    fetcher_factory: FetcherFactory | None = None,
 ) -> list[RunReport]:
+    """Run `names` with a live progress line each; print the summary table and notes."""
+    from rich.console import Console
+    from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
+
+    from services.scraper.fetch import Fetcher
+    from services.scraper.runner import run_sources
+
     console = console or Console()
     columns = (SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn())
     with Progress(*columns, console=console, transient=False) as progress:
@@ -98,7 +109,7 @@ def run_scrape(
             ctx=ctx,
             scraper_settings=scraper_settings,
             dry_run=dry_run,
-            fetcher_factory=fetcher_factory,
+            fetcher_factory=fetcher_factory or Fetcher,
             on_page=on_page,
             on_done=on_done,
         )
@@ -111,6 +122,8 @@ def run_scrape(
 def summary_table(reports: Sequence[RunReport], *, dry_run: bool = False) -> Table:
     """Counts only, so the table fits 80 columns; errors and rejections follow it as
     lines that wrap (summary_notes)."""
+    from rich.table import Table
+
     title = "scrape summary (dry run: nothing stored)" if dry_run else "scrape summary"
     table = Table(title=title)
     for column in SUMMARY_COLUMNS:
@@ -146,6 +159,8 @@ def summary_notes(reports: Sequence[RunReport]) -> list[str]:
 
 
 def _failure_note(report: RunReport) -> str:
+    from services.scraper.runner import BLOCKED
+
     if report.status == BLOCKED:
         return (
             f"{report.source}: blocked: the site refused the scraper with a bot-check page; "

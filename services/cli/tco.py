@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from services.cli.context import cli_context
+from services.cli.lazy import Group
 from services.cli.options import fail, schema_options
-from shared.kit.errors import InputError
-from shared.tco.report import TcoReport, build_report
-from shared.tco.request import with_catalog_ids
 from shared.tco.schemas import TcoRequest
 
-app = typer.Typer(help="Total cost of owning GPUs versus renting them.")
+if TYPE_CHECKING:
+    from shared.tco.report import TcoReport
+
+app = typer.Typer(help="Total cost of owning GPUs versus renting them.", cls=Group)
 
 
 def summary(report: TcoReport) -> dict[str, object]:
@@ -37,6 +37,12 @@ def tco(
     series: Annotated[bool, typer.Option(help="include the monthly series")] = False,
 ) -> None:
     """Break-even days, costs per hour of work, kWh and CO2, with every assumption sourced."""
+    # Here, not at import: the report and the database layer would slow `tco --help`.
+    from services.cli.context import cli_context
+    from shared.kit.errors import InputError
+    from shared.tco.report import build_report
+    from shared.tco.request import with_catalog_ids
+
     try:
         request = with_catalog_ids(request)
         with cli_context() as ctx, ctx.session() as session:

@@ -32,7 +32,7 @@ def test_tco_has_one_option_per_request_field_with_its_default() -> None:
 
 def test_cluster_has_one_option_per_request_field_but_additional_gpus() -> None:
     group: Any = typer.main.get_command(quotes_app)
-    options = _options(group.commands["cluster"])
+    options = _options(group.commands["cluster"].loaded)  # loaded when invoked
     assert set(options) == set(ClusterRequest.model_fields) - {"additional_gpus"}
     assert options["deployment"] == "auto" and options["allow_geforce"] is False
 

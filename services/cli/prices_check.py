@@ -1,0 +1,34 @@
+"""`gpu-advisor prices check`: a quote against the market, as POST /prices/check answers.
+
+Its own module, loaded when the command runs (services/cli/lazy.py): its options come
+from PriceCheckRequest, whose module imports the database layer and SciPy, which
+`prices --help` and `prices add` do not need.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import typer
+
+from services.cli.options import fail, schema_options
+from shared.scoring.price_check import PriceCheckRequest
+
+
+@schema_options(PriceCheckRequest)  # one option per field: POST /prices/check's body
+def check(request: PriceCheckRequest) -> None:
+    """Check a vendor's quote against today's market before signing: percentile in today's
+    band, verdict, evidence, and what the same money buys used, new or rented. Prints the
+    body POST /prices/check answers; stores nothing and fires no alert."""
+    from services.cli.context import cli_context
+    from shared.kit.errors import InputError
+    from shared.pricing.quarantine import QuarantineRules
+    from shared.scoring.price_check import check_price
+
+    try:
+        with cli_context() as ctx, ctx.session() as session:
+            rules = QuarantineRules.from_settings(ctx.settings)
+            result = check_price(session, request, rules, datetime.now(UTC))
+    except InputError as exc:
+        raise fail(str(exc), exc.valid) from None
+    typer.echo(result.model_dump_json(indent=2))
