@@ -1,8 +1,8 @@
 """`gpu-advisor prices check`: a quote against the market, as POST /prices/check answers.
 
 Its own module, loaded when the command runs (services/cli/lazy.py): its options come
-from PriceCheckRequest, whose module imports the database layer and SciPy, which
-`prices --help` and `prices add` do not need.
+from PriceCheckRequest (shared/scoring/schemas.py, light); the check itself, with the
+database layer and SciPy, is imported only when it runs.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 import typer
 
 from services.cli.options import fail, schema_options
-from shared.scoring.price_check import PriceCheckRequest
+from shared.scoring.schemas import PriceCheckRequest
 
 
 @schema_options(PriceCheckRequest)  # one option per field: POST /prices/check's body

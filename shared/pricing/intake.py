@@ -20,12 +20,12 @@ from shared.kit.money import CENT
 from shared.kit.settings import Settings
 from shared.models import PriceObservation
 from shared.pricing.ingest import PriceRecord, ingest_prices
+from shared.pricing.limits import MAX_USD
 from shared.pricing.measures import QUOTE
 from shared.pricing.quarantine import QuarantineRules, Reference
 
 CONDITIONS = ("new", "used", "refurbished")
 # Above any GPU's price; larger is a typo (an extra zero), not a market price.
-MAX_USD = Decimal("500000")
 
 
 class PriceRejected(InputError):

@@ -20,7 +20,7 @@ from shared.builds.schemas import (
     Pricing,
     Task,
 )
-from shared.pricing.intake import MAX_USD
+from shared.pricing.limits import MAX_USD
 
 MAX_CANDIDATES = 10
 Acquisition = Literal["buy", "rent"]

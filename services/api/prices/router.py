@@ -19,7 +19,8 @@ from shared.kit.money import CENT
 from shared.pricing.intake import PriceInput, record_price
 from shared.pricing.quarantine import QuarantineRules
 from shared.scoring.compute import SourceHealth
-from shared.scoring.price_check import PriceCheckOut, PriceCheckRequest, check_price
+from shared.scoring.price_check import check_price
+from shared.scoring.schemas import PriceCheckOut, PriceCheckRequest
 
 router = APIRouter(tags=["prices"])
 

@@ -13,7 +13,7 @@ from typing import Any, get_args
 
 from services.api.web.render import FieldError, gpu_choices
 from shared.pricing.measures import describe
-from shared.scoring.price_check import PriceCheckOut, PriceCheckRequest
+from shared.scoring.schemas import PriceCheckOut, PriceCheckRequest
 
 # The form's fields, in the order shown; each a PriceCheckRequest field of the same name.
 CHECK_FIELDS = ("gpu", "usd", "condition", "count", "task")

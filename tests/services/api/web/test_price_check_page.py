@@ -19,7 +19,7 @@ from shared.builds.schemas import Task
 from shared.kit.db import session_scope
 from shared.models import PriceObservation, QueuedJob, Score
 from shared.quotes.models import Quote
-from shared.scoring.price_check import PriceCheckRequest
+from shared.scoring.schemas import PriceCheckRequest
 from tests.services.api.web.conftest import BROWSER
 
 MAX_PAGE_BYTES = 200_000
