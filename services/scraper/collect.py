@@ -14,12 +14,17 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from services.scraper.fetch import Fetcher
 from services.scraper.fetch_result import FetchResult
 from services.scraper.listing import CloudListing, RawListing
-from services.scraper.settings import ScraperSettings
+
+if TYPE_CHECKING:
+    # Types only: an adapter parsing a saved page (gpu-advisor parse-page) never fetches,
+    # so it need not import httpx and the settings layer.
+    from services.scraper.fetch import Fetcher
+    from services.scraper.settings import ScraperSettings
 
 log = logging.getLogger(__name__)
 
