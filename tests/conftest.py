@@ -16,11 +16,22 @@ from shared.kit.db import make_engine, migrate
 from shared.kit.settings import Settings
 from shared.wiring.bootstrap import prepare_database
 from shared.wiring.runtime import open_context
+from tests import clock
 
 POSTGRES_ADMIN_URL = os.environ.get(
     "GPU_ADVISOR_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 )
 BACKENDS = ("sqlite", "postgresql")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The whole run, and every Python process it starts, is on the suite's clock: the day
+    the bundled data and the tests' fixed dates were current (tests/clock.py)."""
+    clock.pin()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    clock.unpin()
 
 
 def _create_postgres_database() -> tuple[str, str]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -12,12 +12,14 @@ from fastapi.testclient import TestClient
 from services.api.app import create_app
 from shared.kit.db import make_engine, migrate, session_scope
 from shared.seed import seed_catalog
+from tests.clock import TEST_TODAY
 from tests.conftest import _drop_postgres_database, make_settings, new_database
 from tests.factories import make_observation, recompute
 
-# A month before the day the tests run: fresh whenever they run (a fixed date would turn
-# stale, and the controlled market into estimates, 90 days after it).
-NOW = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0) - timedelta(days=30)
+# A month before the suite's today (tests/clock.py): fresh on the clock the tests run on.
+# Not datetime.now(): this conftest may be imported before the clock is pinned (when
+# pytest is given a path below this directory).
+NOW = TEST_TODAY.replace(hour=0) - timedelta(days=30)
 MARKET_DAY = NOW.date().isoformat()
 # gpu id, condition, usd, kind
 MARKET = [
