@@ -55,6 +55,8 @@ def _pairs(scored: Sequence[Scored], classes: Sequence[str] | None = None) -> li
 
 
 def _median_row(target: str, split: str, scored: Sequence[Scored], limit: float) -> Criterion:
+    if not scored:
+        return Criterion(target, split, "no pairs", False)
     value = _median(scored)
     return Criterion(target, split, f"{value:.1%} ({len(scored)} pairs)", value <= limit)
 
@@ -126,6 +128,9 @@ def acceptance(evaluation: Evaluation, version: str = CLASS_MODEL_VERSION) -> li
     )
     for split, scored in ((LOTO, evaluation.loto), (LOGO, evaluation.logo)):
         training = _pairs(scored, TRAINING)
+        if not training:
+            rows.append(Criterion("training p90 <= 30 %", split, "no pairs", False))
+            continue
         p90 = percent(quantile([s.model_log_error for s in training], 0.9))
         rows.append(
             Criterion(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from shared.perfmodel.benchmark_sources import measurement as bm
 from shared.perfmodel.classmodel import ClassModel
@@ -74,3 +75,13 @@ def test_the_training_tail_decides_its_row_and_the_count_is_said():
     met = sum(r.met for r in rows)
     assert f"{met} of {len(rows)} criteria met" in lines[2]
     assert len(lines) == 6 + len(rows)
+
+
+def test_a_subset_without_pairs_of_a_criterion_says_so_and_does_not_meet_it():
+    evaluation = _evaluation(train_error=0.1)
+    only_decode = [s for s in evaluation.loto if s.pair.workload_class == bm.LLM_DECODE]
+    rows = acceptance(replace(evaluation, loto=only_decode, logo=only_decode))
+    serving = _row(rows, "LLM serving", LOTO)
+    assert (serving.measured, serving.met) == ("no pairs", False)
+    assert _row(rows, "training p90", LOGO).measured == "no pairs"
+    assert _row(rows, "LLM decode", LOTO).met
