@@ -1,7 +1,7 @@
 """The suite's clock: every test runs on TEST_TODAY, the day its data was current.
 
-The bundled data (used prices to November 2026, the cloud price feed of July to October
-2026) and many tests' fixed dates were current on TEST_TODAY. The product judges
+The bundled data (used prices to 2026-09-30, cloud offers to 2026-10-05) and many tests'
+fixed dates (make_observation's 2026-11-01) were current on TEST_TODAY. The product judges
 freshness against the clock, as it must (2026 prices are stale in 2027), so on a later
 machine date the same tests would see stale prices and no current cloud offers. Rather
 than make the product or the data move with the calendar, the tests' clock is moved:
@@ -25,8 +25,8 @@ from pathlib import Path
 
 import time_machine
 
-# The day after the newest bundled price was gathered; the suite passed on the real clock
-# on 2026-12-03.
+# A day the bundled data and the tests' dates were current on: the suite passed on the
+# real clock on 2026-12-03. Moving it means checking those dates again.
 TEST_TODAY = datetime(2026, 12, 2, 12, tzinfo=UTC)
 
 # Nanoseconds from the real clock to the suite's, for the processes the tests start.
