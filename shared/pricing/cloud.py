@@ -177,9 +177,12 @@ def rentals_of(
     return {"on-demand": on_demand, "spot": spot}
 
 
-def newest_offer(session: Session, gpu_id: str, pricing: str) -> CloudPrice | None:
-    """The cheapest whole-GPU offer of the newest day any offer of this GPU was seen at
-    `pricing`, however old (what a rental whose offers aged out was last seen at)."""
+def newest_offer(
+    session: Session, gpu_id: str, pricing: str, currency: Currency, factor: Decimal
+) -> CloudPrice | None:
+    """What a rental whose offers all aged out was last seen at: the rental (`rentals_of`,
+    with its rules: whole GPUs, offers far below the others held back, spot never above
+    on-demand) as the offers stood on the newest day any was seen at `pricing`."""
     column = (
         CloudOffer.on_demand_usd_per_hour
         if pricing == "on-demand"
@@ -193,16 +196,16 @@ def newest_offer(session: Session, gpu_id: str, pricing: str) -> CloudPrice | No
     ).first()
     if newest is None:
         return None
-    day = session.exec(
+    then = replace(currency, now=newest)
+    offers = session.exec(
         select(CloudOffer).where(
             CloudOffer.gpu_id == gpu_id,
-            col(column).is_not(None),
-            CloudOffer.gpu_count >= 1,
-            CloudOffer.observed_at >= newest - timedelta(days=1),
+            CloudOffer.observed_at >= newest - timedelta(days=then.stale_days),
+            CloudOffer.observed_at <= newest,
         )
     ).all()
-    prices = [p for o in day if (p := to_price(o, pricing))]
-    return min(prices, key=lambda p: (p.usd_per_gpu_hour, p.provider)) if prices else None
+    rental = rentals_of(offers, then, factor)[pricing]
+    return rental.cheapest if rental is not None else None
 
 
 def gpus_with_offers(session: Session, pricing: str, currency: Currency) -> set[str]:

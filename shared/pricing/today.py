@@ -366,7 +366,7 @@ def rented_today(
             rental = rentals[pricing]
             if rental is not None:
                 by_pricing[pricing] = Priced(rental_today(rental), rental.note)
-            elif (last := newest_offer(session, gpu_id, pricing)) is not None:
+            elif (last := newest_offer(session, gpu_id, pricing, currency, factor)) is not None:
                 # Fitted only when some card's offers all aged out.
                 rental_index = rental_index or cloud_index(session)
                 by_pricing[pricing] = Priced(

@@ -8,8 +8,8 @@ from decimal import Decimal
 from sqlmodel import Session, select
 
 from shared.models import CloudOffer
-from shared.pricing.cloud import PRICINGS, Currency, cheapest_of
-from shared.pricing.today import _current_offers
+from shared.pricing.cloud import PRICINGS, Currency, cheapest_of, newest_offer
+from shared.pricing.today import TodayPrice, Unpriced, _current_offers, rented_today
 from shared.seed import seed_catalog
 
 NOW = datetime(2026, 11, 20, 12, tzinfo=UTC)
@@ -53,3 +53,54 @@ def test_offers_older_than_the_stale_age_are_not_read_and_prices_stay(session: S
     for pricing in PRICINGS:
         assert cheapest_of(read, pricing, currency) == cheapest_of(every, pricing, currency)
     assert cheapest_of(read, "on-demand", currency).provider == "edge"  # type: ignore[union-attr]
+
+
+def _rental(provider: str, usd: str, pricing: str, at: datetime) -> CloudOffer:
+    hourly = Decimal(usd)
+    return CloudOffer(
+        gpu_id="mi300x",
+        provider=provider,
+        instance_type=f"{provider}-1x",
+        region="us",
+        gpu_count=1,
+        on_demand_usd_per_hour=hourly if pricing == "on-demand" else None,
+        spot_usd_per_hour=hourly if pricing == "spot" else None,
+        kind="snapshot",
+        source="test",
+        observed_at=at,
+        measure="list",
+    )
+
+
+def test_a_rental_whose_offers_aged_out_keeps_the_rules_of_a_current_one(
+    session: Session,
+) -> None:
+    """Aged out, the MI300X was priced at the $0.50/h marketplace median its current rental
+    holds back, with spot ($2.95) dearer than that: the last-seen price is the rental as its
+    offers stood that day, rules included."""
+    seed_catalog(session)
+    seen = NOW - timedelta(days=3)
+    session.add_all(
+        [
+            _rental("cheap", "0.50", "on-demand", seen),
+            _rental("a", "2.39", "on-demand", seen),
+            _rental("b", "2.92", "on-demand", seen),
+            _rental("c", "6.75", "on-demand", seen),
+            _rental("spot", "2.95", "spot", seen),
+        ]
+    )
+    session.commit()
+    factor = Decimal("2")
+    for days, aged in ((0, False), (200, True)):
+        currency = Currency(NOW + timedelta(days=days), window_days=7, stale_days=90)
+        rented = rented_today(session, ["mi300x"], currency, factor)["mi300x"]
+        on_demand, spot = rented["on-demand"], rented["spot"]
+        assert on_demand is not None and spot is not None
+        last = newest_offer(session, "mi300x", "on-demand", currency, factor)
+        assert last is not None and last.usd_per_gpu_hour == Decimal("2.39")
+        spot_last = newest_offer(session, "mi300x", "spot", currency, factor)
+        assert spot_last is not None and spot_last.usd_per_gpu_hour == Decimal("2.39")
+        # Current: today's rental; aged out (no index to move it here): unpriced, with
+        # the price it was last seen at.
+        assert isinstance(on_demand.price, Unpriced if aged else TodayPrice)
+        assert on_demand.price.last_usd == spot.price.last_usd == Decimal("2.39")
