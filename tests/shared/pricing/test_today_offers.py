@@ -11,6 +11,7 @@ from shared.models import CloudOffer
 from shared.pricing.cloud import PRICINGS, Currency, cheapest_of, newest_offer
 from shared.pricing.today import TodayPrice, Unpriced, _current_offers, rented_today
 from shared.seed import seed_catalog
+from tests.factories import make_offer
 
 NOW = datetime(2026, 11, 20, 12, tzinfo=UTC)
 GPU = "h100-sxm5"
@@ -56,19 +57,17 @@ def test_offers_older_than_the_stale_age_are_not_read_and_prices_stay(session: S
 
 
 def _rental(provider: str, usd: str, pricing: str, at: datetime) -> CloudOffer:
-    hourly = Decimal(usd)
-    return CloudOffer(
-        gpu_id="mi300x",
+    """One MI300X offer of `provider` at `pricing` only."""
+    if pricing == "on-demand":
+        return make_offer("mi300x", usd, at, provider=provider, instance_type=f"{provider}-1x")
+    return make_offer(
+        "mi300x",
+        usd,
+        at,
         provider=provider,
         instance_type=f"{provider}-1x",
-        region="us",
-        gpu_count=1,
-        on_demand_usd_per_hour=hourly if pricing == "on-demand" else None,
-        spot_usd_per_hour=hourly if pricing == "spot" else None,
-        kind="snapshot",
-        source="test",
-        observed_at=at,
-        measure="list",
+        on_demand_usd_per_hour=None,
+        spot_usd_per_hour=Decimal(usd),
     )
 
 
