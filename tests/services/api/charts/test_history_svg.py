@@ -18,9 +18,9 @@ from services.api.web.svg import text_width
 from shared.catalog.specs import load_catalog
 from shared.kit.db import session_scope
 from tests.factories import make_observation
+from tests.services.api.charts.svg_looks import SVG, series_look, style
 from tests.services.api.conftest import NOW
 
-SVG = "{http://www.w3.org/2000/svg}"
 GPU = "rtx-3090"
 
 
@@ -40,11 +40,6 @@ def _series(count: int, buckets: int = 3, source: str = "source") -> list[Series
     ]
 
 
-def _style(element: ET.Element) -> dict[str, str]:
-    pairs = (item.split(":", 1) for item in element.get("style", "").split(";") if ":" in item)
-    return {key.strip(): value.strip() for key, value in pairs}
-
-
 def _texts(root: ET.Element) -> list[str]:
     """What each text shows (a shortened label's <title> is its tooltip)."""
     return [t.text or "" for t in root.iter(f"{SVG}text")]
@@ -57,12 +52,7 @@ def test_nine_series_each_drawn_their_own_way_in_the_chart_and_the_legend() -> N
     assert legend is not None
     for i, swatch in enumerate(legend.findall(f"{SVG}path")):
         swatches.append((swatch.get("stroke"), swatch.get("stroke-dasharray", "solid")))
-        group = root.find(f".//{SVG}g[@id='series-{i}-used']")
-        assert group is not None
-        path = group.find(f"{SVG}path")
-        assert path is not None
-        style = _style(path)
-        lines.append((style["stroke"], style.get("stroke-dasharray", "solid")))
+        lines.append(series_look(root, i))
     colours = [colour for colour, _ in lines]
     assert colours[:8] == list(render.SERIES_COLOURS)
     assert colours[8] == colours[0] and lines[8] != lines[0]
@@ -79,7 +69,7 @@ def test_a_single_price_is_a_diamond_in_its_colour_and_the_legend_says_so() -> N
     assert group is not None
     marker = group.find(f"{SVG}path")
     assert marker is not None
-    assert _style(marker)["fill"] == render.SERIES_COLOURS[1]
+    assert style(marker)["fill"] == render.SERIES_COLOURS[1]
     assert "new · GPU catalog launch MSRP (msrp, n=1)" in _texts(root)
 
 

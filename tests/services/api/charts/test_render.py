@@ -8,8 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 from services.api.charts import render
 from services.api.charts.data import Bucket, Series
-
-SVG_NS = "{http://www.w3.org/2000/svg}"
+from tests.services.api.charts.svg_looks import series_look
 
 
 def _series(count: int) -> list[Series]:
@@ -28,23 +27,11 @@ def _series(count: int) -> list[Series]:
     ]
 
 
-def _style(element: ET.Element) -> dict[str, str]:
-    pairs = (item.split(":", 1) for item in element.get("style", "").split(";") if ":" in item)
-    return {key.strip(): value.strip() for key, value in pairs}
-
-
 def test_nine_series_each_drawn_their_own_way() -> None:
     """Eight series of one condition used to share one colour (four dash patterns for
     eight lines); now eight colours, and the ninth repeats a colour with another dash."""
     root = ET.fromstring(render.line_chart(_series(9), "t", "svg", "d"))
-    looks = []
-    for i in range(9):
-        group = root.find(f".//{SVG_NS}g[@id='series-{i}-used']")
-        assert group is not None
-        path = group.find(f"{SVG_NS}path")
-        assert path is not None
-        style = _style(path)
-        looks.append((style["stroke"], style.get("stroke-dasharray", "solid")))
+    looks = [series_look(root, i) for i in range(9)]
     colours = [colour for colour, _ in looks]
     assert colours[:8] == list(render.SERIES_COLOURS)
     assert colours[8] == colours[0] and looks[8] != looks[0]
