@@ -27,6 +27,7 @@ from shared.perfmodel.benchmark_sources.answerai import (
 )
 from shared.perfmodel.benchmark_sources.training_runs import TrainingRun
 from shared.perfmodel.data_parallel import achieved_gbs, load_data_parallel_params, nominal_gbs
+from shared.perfmodel.lab.llm_training_eval import run_pairs
 from shared.perfmodel.scaling import NVSWITCH, interconnect_class
 
 PARAMS_B = 70.0
@@ -119,25 +120,23 @@ def pair_checks(
     predict: Callable[[TrainingRun], float],
     builds: Sequence[BuildTraffic],
 ) -> list[PairCheck]:
-    """Every two builds of the table at one GPU count: measured, compute-only, predicted."""
+    """Every two builds of the table at one GPU count (llm_training_eval.run_pairs):
+    measured, compute-only, predicted."""
     by_key = {(b.build.gpu_id, b.build.gpus): b for b in builds}
-    table = sorted((r for r in runs if r.table_id == CROSS_HARDWARE), key=lambda r: r.gpu_id)
     out = []
-    for i, a in enumerate(table):
-        for b in table[i + 1 :]:
-            if a.gpus != b.gpus:
-                continue
-            ta, tb = by_key[(a.gpu_id, a.gpus)], by_key[(b.gpu_id, b.gpus)]
-            out.append(
-                PairCheck(
-                    a.gpu_id,
-                    b.gpu_id,
-                    a.gpus,
-                    tb.build.time_s / ta.build.time_s,
-                    tb.compute_only_time_s / ta.compute_only_time_s,
-                    predict(a) / predict(b),
-                )
+    for pair in run_pairs(r for r in runs if r.table_id == CROSS_HARDWARE):
+        a, b = pair.a, pair.b
+        ta, tb = by_key[(a.gpu_id, a.gpus)], by_key[(b.gpu_id, b.gpus)]
+        out.append(
+            PairCheck(
+                a.gpu_id,
+                b.gpu_id,
+                a.gpus,
+                tb.build.time_s / ta.build.time_s,
+                tb.compute_only_time_s / ta.compute_only_time_s,
+                predict(a) / predict(b),
             )
+        )
     return out
 
 
