@@ -2,12 +2,15 @@
 
 Prefill of P prompt tokens on one GPU:
 
-    t = P * F / (R_sw * s0 * share) + W / (BW * 0.8) + c * L / 32,   tokens/s = P / t
+    t = P * F / (R_sw * s0 * share) + n_w * W / (BW * 0.8) + n_c * c * L / 32,
+    tokens/s = P / t
 
-F = 2 x active parameters (FLOPs per token), W the weight bytes read once per call (once
-per 512-token micro-batch in the FP16-accumulate family: llama.cpp's default n_ubatch), BW the
-memory bandwidth, c the software stack's per-call overhead for a 32-layer model (the LLM
-fit's `step_overhead_s`), L the model's layers. What is new against v2 is R_sw x share:
+F = 2 x active parameters (FLOPs per token), W the weight bytes, read n_w times (once per
+call; in the FP16-accumulate family once per 128-token tile, the token tile llama.cpp's
+matrix kernels stream the weights for), BW the memory bandwidth, c the software stack's
+per-call overhead for a 32-layer model (the LLM fit's `step_overhead_s`), n_c the calls
+(llama.cpp: one per 512-token micro-batch, its default n_ubatch), L the model's layers.
+What is new against v2 is R_sw x share:
 
 - R_sw, the peak matrix rate the *software family* runs at. llama.cpp, llamafile and
   Ollama multiply in 16 bits with 16-bit accumulation (cuBLAS FP16 GEMMs with FP16
@@ -16,8 +19,9 @@ fit's `step_overhead_s`), L the model's layers. What is new against v2 is R_sw x
   tensor rate, twice the catalog's `fp16_tensor_tflops` (which is the FP32-accumulate
   rate, halved on GeForce; gpu_catalog.md). TITAN, workstation and datacenter parts run
   both accumulations at one rate, so their catalog figure stands. Cards without tensor
-  cores run these kernels on the shader ALUs: FP32 rate, or for quantised weights the
-  DP4A int8 rate (4x FP32) where the chip has it (Pascal other than GP100, GTX 16).
+  cores run these kernels on the shader ALUs: FP32 rate (packed FP16 where that is
+  faster: GP100, GTX 16), or for quantised weights the DP4A int8 rate (4x FP32) where
+  the chip has it (Pascal other than GP100, GTX 16).
   TensorRT-LLM and vLLM accumulate in FP32 at the weights' native precision (FP8, FP4
   where the hardware has it): the catalog rates (`workloads.compute_rate`).
 - share, the achieved share of that peak per chip class and architecture, fitted on the
@@ -43,7 +47,7 @@ from shared.catalog.specs import GpuSpec, load_catalog
 from shared.perfmodel.memory import estimate_shape
 from shared.perfmodel.workloads import LlmWorkload, compute_rate
 
-PREFILL_VERSION = "prefill-2026.12.1"
+PREFILL_VERSION = "prefill-2026.12.2"
 PARAMS_PATH = Path(__file__).parent / "params" / f"{PREFILL_VERSION}.json"
 
 # Software families by their accumulate precision.
@@ -82,6 +86,9 @@ DEFAULT_OVERHEAD_S: dict[str, float] = {FP16_ACCUMULATE: 1.4e-3, FP32_ACCUMULATE
 # llama.cpp's default micro-batch (n_ubatch): a prompt is multiplied 512 tokens at a
 # time, each pass reading all weights again.
 LLAMACPP_UBATCH = 512
+# Its matrix kernels stream every weight once per token tile of a micro-batch (MMQ's
+# largest tile on tensor-core cards is 128 tokens), not once per micro-batch.
+LLAMACPP_TOKEN_TILE = 128
 # A new architecture's interval is at least this many times its class's (log) width.
 WIDEN_UNMEASURED = 2.0
 
@@ -105,9 +112,12 @@ def is_halved_geforce(gpu: GpuSpec) -> bool:
 def fp16_accumulate_rate(gpu: GpuSpec) -> float:
     """Peak FP16 tensor rate with FP16 accumulation (TFLOPS), derived from the catalog
     (which has no such column): 2x its FP32-accumulate figure on halved GeForce cards,
-    the same figure elsewhere; the FP32 rate on cards without tensor cores."""
-    if not gpu.has_tensor_cores or gpu.fp16_tensor_tflops is None:
+    the same figure elsewhere; on cards without tensor cores the shader rate: packed FP16
+    where the chip runs it faster than FP32 (GP100, GTX 16), else FP32."""
+    if gpu.fp16_tensor_tflops is None:
         return gpu.fp32_tflops
+    if not gpu.has_tensor_cores:
+        return gpu.fp16_tensor_tflops if has_packed_fp16(gpu) else gpu.fp32_tflops
     factor = FP16_ACCUMULATE_FACTOR if is_halved_geforce(gpu) else 1.0
     return gpu.fp16_tensor_tflops * factor
 
@@ -120,6 +130,17 @@ def has_dp4a(gpu: GpuSpec) -> bool:
         and not gpu.has_tensor_cores
         and gpu.architecture in {"Pascal", "Turing"}
         and "P100" not in gpu.name
+    )
+
+
+def has_packed_fp16(gpu: GpuSpec) -> bool:
+    """NVIDIA cards without tensor cores whose shader FP16 (two per FP32 lane) outruns
+    FP32: GP100 and Turing's GTX 16. cuBLAS runs llama.cpp's FP16 GEMMs at that rate, and
+    on GP100, which has no DP4A, its dequantised quantised weights too."""
+    return (
+        gpu.vendor == "NVIDIA"
+        and not gpu.has_tensor_cores
+        and (gpu.fp16_tensor_tflops or 0.0) > gpu.fp32_tflops
     )
 
 
@@ -226,10 +247,13 @@ def prefill_tokens_per_s(
     tokens = workload.prompt_tokens
     flops = 2.0 * workload.active_b * 1e9 * tokens
     weight_bytes = workload.active_b * 1e9 * workload.bits / 8.0
-    passes = math.ceil(tokens / LLAMACPP_UBATCH) if family == FP16_ACCUMULATE else 1
+    calls, reads = 1, 1
+    if family == FP16_ACCUMULATE:
+        calls = math.ceil(tokens / LLAMACPP_UBATCH)
+        reads = math.ceil(tokens / LLAMACPP_TOKEN_TILE)
     bandwidth = gpu.memory_bandwidth_gbs * 1e9 * BANDWIDTH_EFFICIENCY
-    step = flops / (tp * matmul) + passes * weight_bytes / (tp * bandwidth)
-    step += passes * per_call * layers / REFERENCE_LAYERS
+    step = flops / (tp * matmul) + reads * weight_bytes / (tp * bandwidth)
+    step += calls * per_call * layers / REFERENCE_LAYERS
     return tokens / step / tp
 
 

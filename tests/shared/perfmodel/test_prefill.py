@@ -9,6 +9,7 @@ from shared.catalog.specs import load_catalog
 from shared.perfmodel import prefill as pre
 from shared.perfmodel.lab import prefill_fit as pf
 from shared.perfmodel.lab.prefill_data import PrefillRow, load_prefill_rows
+from shared.perfmodel.memory import estimate_shape
 from shared.perfmodel.workloads import LlmWorkload
 
 
@@ -156,3 +157,43 @@ def test_a_family_with_too_few_errors_takes_all_errors_width():
     assert pf.width_for(widths, "fp16-accumulate", "geforce") == pytest.approx(everyone)
     assert not pf.covered(_error("fp16-accumulate", "geforce", 0.95), widths)
     assert pf.covered(_error("fp16-accumulate", "geforce", 0.5), widths)
+
+
+def test_gp100_multiplies_in_packed_fp16_and_dp4a_cards_keep_dp4a():
+    cat = load_catalog().by_id
+    p100, p40, gtx1660 = cat["tesla-p100-16gb"], cat["tesla-p40"], cat["gtx-1660-super"]
+    # GP100: no DP4A, FP16 at twice FP32, for 16-bit and dequantised weights alike.
+    assert not pre.has_dp4a(p100)
+    for weights in ("fp16", "int4"):
+        assert pre.software_rate(p100, pre.FP16_ACCUMULATE, weights) == p100.fp16_tensor_tflops
+    assert p100.fp16_tensor_tflops == pytest.approx(2 * p100.fp32_tflops, rel=0.01)
+    # GP102 has no fast FP16 (its catalog FP16 figure is its FP32 one): DP4A or FP32.
+    assert pre.software_rate(p40, pre.FP16_ACCUMULATE, "int4") == 4 * p40.fp32_tflops
+    assert pre.software_rate(p40, pre.FP16_ACCUMULATE, "fp16") == p40.fp32_tflops
+    # GTX 16: DP4A for quantised weights, packed FP16 for 16-bit ones.
+    assert pre.software_rate(gtx1660, pre.FP16_ACCUMULATE, "int4") == 4 * gtx1660.fp32_tflops
+    assert pre.software_rate(gtx1660, pre.FP16_ACCUMULATE, "fp16") == gtx1660.fp16_tensor_tflops
+
+
+def test_llamacpp_reads_the_weights_once_per_token_tile_and_calls_once_per_micro_batch():
+    gpu = load_catalog().by_id["rtx-3090"]
+    shares = {"fp16-accumulate/class:geforce": 0.0}
+
+    def seconds(tokens: int, overhead: float) -> float:
+        w = LlmWorkload(params_b=8.0, weights="int4", prompt_tokens=tokens)
+        return tokens / pre.prefill_tokens_per_s(gpu, w, pre.FP16_ACCUMULATE, shares, overhead)
+
+    # 129 tokens take two weight reads (one more tile than 128) but one call; 1,331
+    # tokens (LocalScore's mean prompt) 11 reads and 3 calls.
+    w = LlmWorkload(params_b=8.0, weights="int4", prompt_tokens=128)
+    read = (
+        w.active_b * 1e9 * w.bits / 8 / (gpu.memory_bandwidth_gbs * 1e9 * pre.BANDWIDTH_EFFICIENCY)
+    )
+    matrix_per_token = seconds(128, 0.0) - read
+    matrix_per_token /= 128
+    assert seconds(129, 0.0) == pytest.approx(129 * matrix_per_token + 2 * read, rel=1e-9)
+    assert seconds(1331, 0.0) == pytest.approx(1331 * matrix_per_token + 11 * read, rel=1e-9)
+    call = 1e-3
+    extra = seconds(1331, call) - seconds(1331, 0.0)
+    layers, _ = estimate_shape(8.0)
+    assert extra == pytest.approx(3 * call * layers / pre.REFERENCE_LAYERS, rel=1e-9)
