@@ -169,7 +169,7 @@ def main() -> None:
         for r in results
     }
     cases = [
-        "| table | pair | measured | before (0.99) | by size | nlp |",
+        "| table | pair | measured | before (MLPerf share) | by size | nlp |",
         "|---|---|---|---|---|---|",
         _ratio(predictor, runs, "gpu-insights resnet50 ver2 fp16", "h100-sxm5", "rtx-5090"),
         _ratio(predictor, runs, "gpu-insights resnet50 ver2 fp32", "h100-sxm5", "rtx-5090"),

@@ -12,6 +12,9 @@ from shared.perfmodel.timemodel import Shares
 from shared.perfmodel.workloads import MLPERF_LLM_TRAINING
 
 GPUS_PER_NODE = 8
+# arch_log group of the achieved share of the training precision's peak matrix rate in
+# the MLPerf LLM benchmarks' large matrix multiplies, per architecture (Ampere = 0).
+GEMM_ARCH_GROUP = "training-gemm"
 
 
 @dataclass
@@ -46,6 +49,11 @@ class FittedParams:
         the MLPerf LLM training benchmarks' fitted shares (0 where none was fitted)."""
         shares = [self.gemm_share[w] for w in MLPERF_LLM_TRAINING if w in self.gemm_share]
         return float(statistics.median(shares)) if shares else 0.0
+
+    def gemm_arch_log(self, architecture: str) -> float:
+        """Log achieved share of an architecture's peak matrix rate in LLM-scale matrix
+        multiplies, against Ampere's (0 where no LLM training run measured it)."""
+        return self.arch_log.get(GEMM_ARCH_GROUP, {}).get(architecture, 0.0)
 
     def inference(self) -> inf.InferenceParams:
         return inf.InferenceParams(

@@ -62,7 +62,7 @@ from shared.perfmodel.workloads import (
     task_class,
 )
 
-CLASS_MODEL_VERSION = "calibrated-2026.12.8"
+CLASS_MODEL_VERSION = "calibrated-2026.12.9"
 PARAMS_DIR = Path(__file__).parent / "params"
 # Software stack whose fitted per-step overhead a class uses: single-user decode as in
 # llama.cpp / Ollama, serving as in vLLM.
@@ -91,6 +91,15 @@ class ClassParams:
     half_width: dict[str, float]
     calibration: str
     evaluation: dict[str, Any] = field(default_factory=dict)
+    # Architectures each training class measured in the fit (absent before 2026.12.9).
+    measured_architectures: dict[str, list[str]] | None = None
+
+    def measured(self, klass: str, architecture: str) -> bool:
+        """Whether the fit's tables measured `architecture` in training class `klass`
+        (True for parameter files that do not record it)."""
+        if self.measured_architectures is None:
+            return True
+        return architecture in self.measured_architectures.get(klass, [])
 
 
 def params_path(version: str = CLASS_MODEL_VERSION) -> Path:
@@ -105,6 +114,7 @@ def load_class_params(version: str = CLASS_MODEL_VERSION) -> ClassParams:
         data["half_width"],
         data["calibration"],
         data.get("evaluation", {}),
+        data.get("measured_architectures"),
     )
 
 
@@ -275,11 +285,22 @@ class ClassModel:
             base_value = value
             value *= math.exp(arch + clock + llm)
             interval = self._interval(klass, value)
-            if not gpu.has_tensor_cores:
+            measured = self.params.measured(klass, gpu.architecture)
+            if not gpu.has_tensor_cores or not measured:
                 # No MLPerf or Lambda table measured a card without Tensor Cores training
-                # CNNs or transformers with the vendors' libraries; the base's widening for
-                # that stays (the fitted offset is one workload's, on one software).
+                # CNNs or transformers with the vendors' libraries, nor this architecture in
+                # this class; the base's widening for that stays (the fitted offset is
+                # another workload's, or one workload's on one software).
                 interval = _wider(interval, base.interval, base_value, value)
+            if arch and not measured:
+                # The offset is read off other classes' tables: the interval holds the
+                # prediction without it too.
+                interval = _spanning(interval, self._interval(klass, value * math.exp(-arch)))
+                caveats += (
+                    f"no {klass} table measures {gpu.architecture}: its offset "
+                    f"(x{math.exp(arch):.2f}) comes from other training benchmarks, and the "
+                    "interval also holds the prediction without it",
+                )
             basis = "calibrated-model"
         single = replace(
             base,
@@ -394,6 +415,7 @@ class ClassModel:
             gemm_time(gpu, ref, precision, klass),
             power_headroom_log(gpu),
             fitted.power_exponent,
+            fitted.gemm_arch_log(gpu.architecture),
         )
         mix = math.log(base) + clock
         return training_time_log(mix, gemm, share) - mix
@@ -549,6 +571,10 @@ class ClassModel:
             explanation=explanation,
             caveats=tuple(caveats),
         )
+
+
+def _spanning(a: tuple[float, float], b: tuple[float, float]) -> tuple[float, float]:
+    return min(a[0], b[0]), max(a[1], b[1])
 
 
 def _wider(

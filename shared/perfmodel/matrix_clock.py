@@ -54,10 +54,13 @@ def matrix_clock_log(fraction: float, power_log: float, exponent: float) -> floa
     return -math.log(1.0 - fraction + fraction * slow)
 
 
-def matrix_time(gemm_time: float, power_log: float, exponent: float) -> float:
+def matrix_time(
+    gemm_time: float, power_log: float, exponent: float, arch_log: float = 0.0
+) -> float:
     """A benchmark's large matrix multiplies at the power-limited clock: `gemm_time`
-    (relative to the reference's) slowed by (W per TFLOPS / best) ** -exponent."""
-    return gemm_time * math.exp(-exponent * power_log)
+    (relative to the reference's) slowed by (W per TFLOPS / best) ** -exponent, and by
+    the architecture's achieved share of its peak rate there (`arch_log`, log)."""
+    return gemm_time * math.exp(-exponent * power_log - arch_log)
 
 
 def training_time_log(base_log: float, gemm: float, share: float) -> float:

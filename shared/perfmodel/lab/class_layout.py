@@ -12,7 +12,7 @@ import numpy as np
 
 from shared.perfmodel import inference as inf
 from shared.perfmodel.benchmark_sources import measurement as bm
-from shared.perfmodel.class_params import GPUS_PER_NODE, FittedParams
+from shared.perfmodel.class_params import GEMM_ARCH_GROUP, GPUS_PER_NODE, FittedParams
 from shared.perfmodel.class_rows import Row
 from shared.perfmodel.module_power import POWER_EXPONENT_PRIOR, POWER_EXPONENT_PRIOR_SD
 from shared.perfmodel.scaling import interconnect_class
@@ -56,6 +56,10 @@ class Layout:
                 archs[r.model_group].add(r.gpu.architecture)
                 if r.llm is not None:
                     archs[inf.stack_group(r.llm.stack)].add(r.gpu.architecture)
+                if r.model_group == inf.TRAINING_GROUP and r.m.workload in MLPERF_LLM_TRAINING:
+                    # LLM-scale matrix multiplies reach their own share of an
+                    # architecture's peak at its training precision (FP8 on Hopper on).
+                    archs[GEMM_ARCH_GROUP].add(r.gpu.architecture)
         for group in sorted(archs):
             self.names += [f"arch:{group}:{a}" for a in sorted(archs[group])]
         if inf.TRAINING_GROUP in groups:

@@ -31,7 +31,14 @@ from shared.perfmodel.lab.benchmarks import load_all
 from shared.perfmodel.lab.pair_predictors import PerGpu, Predictor
 from shared.perfmodel.lab.pair_scores import Scored, score_pairs
 from shared.perfmodel.lab.pairs import GPU_PAIR, Pair, build_groups, gpu_pairs, scaling_pairs
-from shared.perfmodel.workloads import CLASS_FAMILY, LLM_SERVING, MLPERF_LLM_TRAINING, TRAINING_LLM
+from shared.perfmodel.workloads import (
+    CLASS_FAMILY,
+    LLM_SERVING,
+    MLPERF_LLM_TRAINING,
+    TRAINING_CV,
+    TRAINING_LLM,
+    TRAINING_NLP,
+)
 
 INTERVAL_QUANTILE = 0.8
 # Benchmark class -> the product's workload class (decode at 64 concurrent requests is
@@ -64,6 +71,27 @@ class Evaluation:
     # (served_llm_params): the same refits.
     served_llm_loto: list[Scored] = field(default_factory=list)
     served_llm_logo: list[Scored] = field(default_factory=list)
+    # Architectures each product training class has a measurement of in the fit's rows.
+    measured_architectures: dict[str, list[str]] = field(default_factory=dict)
+
+
+def measured_architectures(rows: Sequence[Row]) -> dict[str, list[str]]:
+    """Architectures measured per product training class: cv by the CNN benchmarks, nlp
+    by BERT, llm-training by the MLPerf LLM benchmarks (an architecture's training offset
+    is fitted on all three, so a class without its own measurement borrows it). A
+    framework written apart from the vendors' libraries (tinygrad) does not count: the
+    product predicts those libraries."""
+    out: dict[str, set[str]] = defaultdict(set)
+    for r in rows:
+        if r.m.independent_framework:
+            continue
+        if r.m.workload_class == bm.TRAINING_CV:
+            out[TRAINING_CV].add(r.gpu.architecture)
+        elif r.m.workload in MLPERF_LLM_TRAINING:
+            out[TRAINING_LLM].add(r.gpu.architecture)
+        elif r.m.workload_class == bm.TRAINING_NLP:
+            out[TRAINING_NLP].add(r.gpu.architecture)
+    return {klass: sorted(archs) for klass, archs in sorted(out.items())}
 
 
 def _predictor(params: FittedParams, by_key: dict[tuple[str, ...], Row]) -> Predictor:
@@ -173,6 +201,7 @@ def evaluate(workers: int = 2, measurements: Sequence[bm.Measurement] | None = N
         served_logo,
         llm_loto,
         llm_logo,
+        measured_architectures(rows),
     )
 
 
@@ -218,6 +247,7 @@ def write_params(evaluation: Evaluation, path: Path | None = None) -> Path:
         ),
         "fitted": evaluation.full.to_json(),
         "half_width": half,
+        "measured_architectures": evaluation.measured_architectures,
         "evaluation": {
             "interval": "80 % (q80 of leave-one-table-out pair errors / sqrt 2)",
             "coverage_by_class": evaluation.coverage,

@@ -51,7 +51,12 @@ def predict_log(row: Row, params: FittedParams, ref: GpuSpec) -> float:
         # A module short of power per peak TFLOPS cannot hold its clock in dense matrix
         # multiplies, the kernels that draw the most power (module_power.py): in the
         # benchmark's own large GEMMs and in the Lambda mix's matrix share alike.
-        gemm = matrix_time(row.gemm_time, row.power_log, params.power_exponent)
+        gemm = matrix_time(
+            row.gemm_time,
+            row.power_log,
+            params.power_exponent,
+            params.gemm_arch_log(gpu.architecture),
+        )
         clock = matrix_clock_log(row.matrix_fraction, row.power_log, params.power_exponent)
         value = training_time_log(row.base_log + clock, gemm, share) + offset
         eta = params.eta.get(interconnect_class(gpu), ETA_START)

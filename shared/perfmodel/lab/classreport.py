@@ -23,6 +23,7 @@ from shared.perfmodel.lab.classreport_served import served_lines
 from shared.perfmodel.lab.pair_scores import Scored, Summary, percent, summarize
 from shared.perfmodel.lab.pairs import GPU_PAIR, SCALING_PAIR
 from shared.perfmodel.lab.report_text import report_text
+from shared.perfmodel.prefill import PREFILL_VERSION, load_prefill_params
 
 LOTO, LOGO = "leave one table out", "leave one GPU out"
 _NOT_MEASURABLE = "not measurable: one table, nothing left to fit on when it is held out"
@@ -212,13 +213,28 @@ def render(evaluation: Evaluation) -> str:
         report_text("rounds"),
         "",
         *served_lines(evaluation),
-        report_text("unmet"),
+        _unmet_text(),
         "",
     ]
     load = load_all(include_in_sample=False)
     described = {id(r.m) for r in prepare(load.measurements, training_base)}
     lines += left_out(load, [m for m in load.measurements if id(m) not in described])
     return "\n".join(lines)
+
+
+def _unmet_text() -> str:
+    """The unmet targets' prose, with the served prefill model's held-out medians and
+    coverages from its parameters' record."""
+    figures = load_prefill_params().evaluation
+    loto, logo = figures.get(LOTO, {}), figures.get(LOGO, {})
+    return report_text(
+        "unmet",
+        prefill_version=PREFILL_VERSION,
+        prefill_loto=f"{loto.get('median', math.nan):.1%}",
+        prefill_loto_coverage=f"{loto.get('coverage', math.nan):.0%}",
+        prefill_logo=f"{logo.get('median', math.nan):.1%}",
+        prefill_logo_coverage=f"{logo.get('coverage', math.nan):.0%}",
+    )
 
 
 def write_report(out: Path, evaluation: Evaluation) -> Path:

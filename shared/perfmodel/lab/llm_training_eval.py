@@ -30,7 +30,7 @@ from shared.perfmodel.llm_training import DEFAULT_TRAINING, LlmTraining
 # QLoRA's factor), 3 is a share near zero below 1 B.
 EXPONENT_GRID = tuple(round(0.05 * i, 2) for i in range(61))
 INTERVAL_QUANTILE = 0.8
-FITTED, SERVED_LLM, SERVED_NLP = "size-dependent share", "served training-llm (0.99)", "nlp"
+FITTED, SERVED_LLM, SERVED_NLP = "size-dependent share", "served training-llm (MLPerf share)", "nlp"
 
 
 @dataclass(frozen=True, slots=True)

@@ -125,3 +125,28 @@ def test_an_architecture_no_table_of_the_class_measured_is_flagged_and_widened(
         return math.log(high / low)
 
     assert log_width(lone) == pytest.approx(2 * log_width(known))
+
+
+def test_a_training_offset_no_table_of_the_class_measured_keeps_the_unshifted_value_inside():
+    # No cv table run with the vendors' libraries measures CDNA 3: its training offset
+    # comes from BERT (tinygrad) and the LLM benchmarks, so the cv interval holds the
+    # prediction without it as well; the H100, measured in cv, keeps the class width.
+    by_id = load_catalog().by_id
+    model = ClassModel()
+    params = model.params
+    offset = params.fitted.arch_log["training"]["CDNA 3"]
+    assert offset < 0
+    assert not params.measured("training-cv", "CDNA 3")
+    assert params.measured("training-llm", "CDNA 3")
+    assert params.measured("training-cv", "Hopper")
+    mi300x = model.predict(by_id["mi300x"], "cv", "fp16")
+    h100 = model.predict(by_id["h100-sxm5"], "cv", "fp16")
+    assert mi300x is not None and h100 is not None
+    low, high = mi300x.interval
+    half = params.half_width["training-cv"]
+    assert high >= mi300x.relative_throughput * math.exp(-offset + half) * 0.999
+    assert low < mi300x.relative_throughput * math.exp(-half)
+    assert any("no training-cv table measures CDNA 3" in c for c in mi300x.caveats)
+    h_low, h_high = h100.interval
+    assert math.log(h_high / h_low) == pytest.approx(2 * half, rel=1e-6)
+    assert not any("table measures" in c for c in h100.caveats)

@@ -10,7 +10,7 @@ import pytest
 from shared.catalog.specs import load_catalog
 from shared.perfmodel import inference as inf
 from shared.perfmodel.benchmark_sources import measurement as bm
-from shared.perfmodel.class_params import FittedParams
+from shared.perfmodel.class_params import GEMM_ARCH_GROUP, FittedParams
 from shared.perfmodel.class_rows import memory_batch_factor, prepare, table_of
 from shared.perfmodel.classmodel import load_class_params
 from shared.perfmodel.lab import classeval, classreport
@@ -18,6 +18,7 @@ from shared.perfmodel.lab import classfit as cf
 from shared.perfmodel.lab.benchmarks import load_all
 from shared.perfmodel.lab.class_layout import scaled_links
 from shared.perfmodel.module_power import POWER_EXPONENT_PRIOR
+from shared.perfmodel.workloads import MLPERF_LLM_TRAINING
 from tests.shared.perfmodel.synthetic import training_rows
 
 GPUS = (
@@ -298,3 +299,35 @@ def test_a_link_without_scaling_evidence_keeps_lambdas_efficiency():
     assert fitted.eta == cf.lambda_eta()
     # Lambda measured GeForce cards without peer-to-peer scaling worse than NVSwitch.
     assert fitted.eta["pcie-no-p2p"] < fitted.eta["nvswitch"] <= 1.0
+
+
+def test_fit_recovers_a_planted_llm_matrix_share_per_architecture():
+    # Hopper's and Blackwell's large LLM matrix multiplies at their own share of peak;
+    # BERT rows of the same GPUs keep the architecture offset alone.
+    gpus = ("a100-80gb-sxm4", "h100-sxm5", "h200-sxm", "b200", "gb200")
+    planted = FittedParams(
+        arch_log={GEMM_ARCH_GROUP: {"Hopper": -0.3, "Blackwell": 0.2}},
+        gemm_share=dict.fromkeys(MLPERF_LLM_TRAINING, 0.97) | {"bert": 0.3},
+        power_exponent=POWER_EXPONENT_PRIOR,
+    )
+    tables = {f"t{i}": float(i) for i in range(1, 9)}
+    rows = []
+    for benchmark in ("llama2_70b_lora", "bert"):
+        for r in _training_rows(benchmark, tables, gpus):
+            value = math.exp(cf.predict_log(r, planted, None)) * tables[r.m.table_id]  # type: ignore[arg-type]
+            rows += prepare([replace(r.m, value=value)], classeval.training_base)
+    fitted = cf.fit(rows)
+    gemm = fitted.arch_log[GEMM_ARCH_GROUP]
+    # Ampere (the A100) is the reference: only architectures with LLM rows get one.
+    assert set(gemm) == {"Hopper", "Blackwell"}
+    assert gemm["Hopper"] - gemm["Blackwell"] == pytest.approx(-0.5, abs=0.08)
+
+
+def test_no_llm_matrix_share_for_an_architecture_without_llm_training_rows():
+    rows = _training_rows("bert", {"t1": 1.0, "t2": 2.0}, ("a100-80gb-sxm4", "l40s", "h100-sxm5"))
+    fitted = cf.fit(rows)
+    assert GEMM_ARCH_GROUP not in fitted.arch_log
+    params = load_class_params()
+    measured = params.measured_architectures or {}
+    # The shipped fit: one LLM share per architecture the LLM benchmarks measured.
+    assert set(params.fitted.arch_log[GEMM_ARCH_GROUP]) == set(measured["training-llm"])
