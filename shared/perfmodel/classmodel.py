@@ -292,9 +292,10 @@ class ClassModel:
                 # this class; the base's widening for that stays (the fitted offset is
                 # another workload's, or one workload's on one software).
                 interval = _wider(interval, base.interval, base_value, value)
-            if arch and not measured:
+            if arch and not measured and gpu.architecture not in ANCHORS:
                 # The offset is read off other classes' tables: the interval holds the
-                # prediction without it too.
+                # prediction without it too (an anchored architecture's interval comes
+                # from its measured ratios instead, _anchored).
                 interval = _spanning(interval, self._interval(klass, value * math.exp(-arch)))
                 caveats += (
                     f"no {klass} table measures {gpu.architecture}: its offset "
