@@ -12,6 +12,7 @@ from shared.pricing.cloud import Currency, rentals_of
 from shared.pricing.index import MonthlyPoint, build_index, month_of
 from shared.pricing.market import MarketPrice
 from shared.pricing.today import TodayPrice, Unpriced, card_prices, rental_today, today_price
+from tests.factories import make_offer
 
 NOW = datetime(2026, 12, 2, tzinfo=UTC)
 PEERS = {"rtx-3090": ("consumer",), "rtx-4090": ("consumer",), "rtx-3080-10gb": ("consumer",)}
@@ -102,19 +103,16 @@ def test_thin_asks_are_not_a_price_and_used_above_new_is_said():
 
 
 def _offer(provider: str, usd: str, pricing: str = "on-demand") -> CloudOffer:
-    hourly = Decimal(usd)
-    return CloudOffer(
-        gpu_id="mi300x",
+    """An MI300X offer of `provider`, on-demand or spot only, three days old."""
+    spot = {"on_demand_usd_per_hour": None, "spot_usd_per_hour": Decimal(usd)}
+    return make_offer(
+        "mi300x",
+        usd,
+        NOW - timedelta(days=3),
         provider=provider,
         instance_type=f"{provider}-1x",
-        region="us",
-        gpu_count=1,
-        on_demand_usd_per_hour=hourly if pricing == "on-demand" else None,
-        spot_usd_per_hour=hourly if pricing == "spot" else None,
-        kind="snapshot",
         source="test",
-        observed_at=NOW - timedelta(days=3),
-        measure="list",
+        **(spot if pricing == "spot" else {}),
     )
 
 
