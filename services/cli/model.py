@@ -9,8 +9,8 @@ import typer
 
 from services.cli.lazy import Lazy, lazy_group
 
-# `predict` is loaded when it runs: its options come from PredictRequest, whose module
-# loads the performance model's code, which `model --help` does not need.
+# `predict` is loaded when it runs: its options come from PredictRequest (pydantic),
+# which `model --help` does not need; the model itself loads only for a prediction.
 PREDICT = Lazy(
     "services.cli.model_predict",
     "predict",

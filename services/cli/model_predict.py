@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from services.cli.options import gpu_id, schema_options
-from shared.builds.predict import InvalidInputError, PredictRequest, predict_request
+from shared.builds.predict_request import PredictRequest
 
 
 @schema_options(PredictRequest)  # one option per field: GET /model/predict's parameters
@@ -18,7 +18,8 @@ def predict(
 ) -> None:
     """Throughput relative to one reference GPU, and the workload class used."""
     gpu, task, precision, count = request.gpu, request.task, request.precision, request.count
-    # Loaded here, not at import: every other CLI command would pay for it.
+    # Loaded here, not at import: `--help` and every other CLI command would pay for it.
+    from shared.builds.predict import InvalidInputError, predict_request
     from shared.perfmodel.registry import get_model
 
     known = gpu_id("gpu", gpu)  # before loading the model: a typo answers at once

@@ -5,10 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from pydantic import BaseModel, Field
-
 from shared.builds.constants import AUTO, DEPLOYMENTS, MODEL_NETWORK, NETWORKS
 from shared.builds.layout import plan_layout
+from shared.builds.predict_request import MAX_PARAMS_B, PredictRequest
 from shared.catalog.specs import GpuSpec, load_catalog
 from shared.perfmodel.base import PRECISIONS
 from shared.perfmodel.classmodel import ClassModel
@@ -40,10 +39,6 @@ from shared.perfmodel.workloads import (
 
 # Every /recommend task; "cv" and "nlp" are also the training families.
 TASKS = tuple(TASK_CLASS)
-# Above any model anyone runs (the /recommend limit).
-MAX_PARAMS_B = 10000.0
-# GPUs one prediction times (the /recommend limit).
-MAX_COUNT = 64
 
 
 class InvalidInputError(ValueError):
@@ -195,60 +190,6 @@ def llm_training_workload(
     return LlmTraining(
         params_b if params_b is not None else DEFAULT_TRAINING.params_b,
         canonical_mode(mode) if mode is not None else DEFAULT_TRAINING.mode,
-    )
-
-
-class PredictRequest(BaseModel):
-    """GET /model/predict's query and `gpu-advisor model predict`'s options, written once.
-
-    Names stay plain strings: predict_full checks them and names the valid values."""
-
-    gpu: str = Field(max_length=128, description="catalog id, name or known alias, exactly")
-    task: str = Field(
-        description="any /recommend task: cv, nlp, llm-inference, llm-training, "
-        "image-generation, video, rl, kaggle, prototyping"
-    )
-    precision: str = Field(default="fp16", description="fp16, bf16, tf32, fp32, fp8 or int8")
-    count: int = Field(default=1, ge=1, le=MAX_COUNT, description="GPUs in the build")
-    power_limit_w: float | None = Field(default=None, gt=0, le=2000, description="cap per GPU, W")
-    workload: str | None = Field(default=None, max_length=64, description="e.g. resnet50")
-    # The upper bounds of /recommend (the model names the lower ones): past them a query
-    # is a typo.
-    params_b: float | None = Field(
-        default=None,
-        le=MAX_PARAMS_B,
-        description="llm-inference, llm-training: model size in billions",
-    )
-    mode: str | None = Field(
-        default=None,
-        description="llm-training: full (or full-finetune), lora or qlora (default: 8B lora)",
-    )
-    batch: int | None = Field(default=None, le=4096, description="llm-inference: sequences at once")
-    context: int | None = Field(default=None, le=2_000_000, description="llm-inference: tokens")
-    weights: str | None = Field(
-        default=None, description="llm-inference: fp16, bf16, fp8, int8, int4 or fp4"
-    )
-    model: str | None = Field(
-        default=None,
-        max_length=64,
-        description="llm-inference: an LLM family of the shape table, e.g. llama-3-70b",
-    )
-    kv_heads: int | None = Field(
-        default=None, le=1024, description="llm-inference: heads keeping K/V (default 8 from 7B)"
-    )
-    active_params_b: float | None = Field(
-        default=None, le=MAX_PARAMS_B, description="llm-inference: parameters per token (MoE)"
-    )
-    phase: str | None = Field(
-        default=None,
-        description="training or inference: cv at inference is CNN inference (MLPerf "
-        "ResNet-50, RetinaNet, 3D U-Net), as cv at int8 is without a phase",
-    )
-    deployment: str = Field(
-        default=AUTO, description="machines for count GPUs: auto, workstation or datacenter"
-    )
-    network: str = Field(
-        default="infiniband", description="between machines: infiniband or ethernet"
     )
 
 

@@ -10,13 +10,8 @@ from services.api.deps import ModelDep
 from services.api.errors import InvalidParameter
 from services.api.openapi_inputs import LLM_SHAPE_RULE, PHASE_RULE, inputs, one_of, rule
 from shared.builds.constants import DEPLOYMENTS, NETWORKS
-from shared.builds.predict import (
-    TASKS,
-    InvalidInputError,
-    PredictRequest,
-    predict_request,
-    valid_workloads,
-)
+from shared.builds.predict import TASKS, InvalidInputError, predict_request, valid_workloads
+from shared.builds.predict_request import PredictRequest
 from shared.catalog.aliases import catalog_id
 from shared.perfmodel.base import PRECISIONS
 from shared.perfmodel.llm_shapes import MODEL_NAMES

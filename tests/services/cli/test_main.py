@@ -123,3 +123,12 @@ def test_a_lazy_group_runs_its_subcommands_and_their_help() -> None:
     assert wrong.exit_code == 2 and "task: unknown value 'x'" in wrong.output
     typo = CliRunner().invoke(app, ["qoutes"])
     assert typo.exit_code == 2 and "quotes" in typo.output
+
+
+def test_model_predict_help_loads_no_performance_model_code() -> None:
+    """Its options come from PredictRequest alone (shared/builds/predict_request.py); the
+    model is loaded when a prediction runs."""
+    modules = loaded_modules(help_code((["model", "predict"],)))
+    assert "shared.builds.predict_request" in modules
+    assert not {m for m in modules if m.startswith(("shared.perfmodel", "shared.builds.predict."))}
+    assert "shared.builds.predict" not in modules
