@@ -18,26 +18,11 @@ from services.api.web.svg import text_width
 from shared.catalog.specs import load_catalog
 from shared.kit.db import session_scope
 from tests.factories import make_observation
+from tests.services.api.charts.series_fixtures import monthly_series
 from tests.services.api.charts.svg_looks import SVG, series_look, style
 from tests.services.api.conftest import NOW
 
 GPU = "rtx-3090"
-
-
-def _series(count: int, buckets: int = 3, source: str = "source") -> list[Series]:
-    start = datetime(2025, 1, 1, tzinfo=UTC)
-    return [
-        Series(
-            "used",
-            f"{source} {i}",
-            "snapshot",
-            tuple(
-                Bucket(start + timedelta(days=30 * k), 100.0 + 10 * i + k, 90.0, 130.0 + i, 2)
-                for k in range(buckets)
-            ),
-        )
-        for i in range(count)
-    ]
 
 
 def _texts(root: ET.Element) -> list[str]:
@@ -46,7 +31,7 @@ def _texts(root: ET.Element) -> list[str]:
 
 
 def test_nine_series_each_drawn_their_own_way_in_the_chart_and_the_legend() -> None:
-    root = ET.fromstring(history_svg.line_chart(_series(9), "t", "d"))
+    root = ET.fromstring(history_svg.line_chart(monthly_series(9), "t", "d"))
     lines, swatches = [], []
     legend = root.find(f".//{SVG}g[@id='legend']")
     assert legend is not None
@@ -64,7 +49,7 @@ def test_a_single_price_is_a_diamond_in_its_colour_and_the_legend_says_so() -> N
     one = Series(
         "new", "GPU catalog launch MSRP", "msrp", (Bucket(NOW, 1499.0, 1499.0, 1499.0, 1),)
     )
-    root = ET.fromstring(history_svg.line_chart([*_series(1), one], "t", "d"))
+    root = ET.fromstring(history_svg.line_chart([*monthly_series(1), one], "t", "d"))
     group = root.find(f".//{SVG}g[@id='series-1-new']")
     assert group is not None
     marker = group.find(f"{SVG}path")
@@ -74,7 +59,7 @@ def test_a_single_price_is_a_diamond_in_its_colour_and_the_legend_says_so() -> N
 
 
 def test_title_text_alternative_and_labels_as_the_matplotlib_image_had_them() -> None:
-    series = _series(3)
+    series = monthly_series(3)
     desc = data.series_text("NVIDIA GeForce RTX 3090", series)
     root = ET.fromstring(history_svg.line_chart(series, "RTX 3090: price history", desc))
     assert root.get("role") == "img"
@@ -90,7 +75,7 @@ def test_title_text_alternative_and_labels_as_the_matplotlib_image_had_them() ->
 
 
 def test_every_label_inside_the_image_and_long_ones_shortened() -> None:
-    series = _series(12, buckets=40, source="a very long source name " * 4)
+    series = monthly_series(12, buckets=40, source="a very long source name " * 4)
     root = ET.fromstring(history_svg.line_chart(series, "t", "d"))
     width = float(root.get("width", "0"))
     assert width == history_svg.WIDTH
@@ -123,7 +108,7 @@ def _anchor_of(root: ET.Element, text: ET.Element) -> str:
 
 
 def test_text_is_escaped() -> None:
-    series = [Series("used", "A&B <script>", "scraped", _series(1)[0].buckets)]
+    series = [Series("used", "A&B <script>", "scraped", monthly_series(1)[0].buckets)]
     svg = history_svg.line_chart(series, "x <y> & z", data.series_text("<gpu>", series))
     root = ET.fromstring(svg)
     assert b"<script>" not in svg
