@@ -10,6 +10,9 @@ call; in the FP16-accumulate family once per 128-token tile, the token tile llam
 matrix kernels stream the weights for), BW the memory bandwidth, c the software stack's
 per-call overhead for a 32-layer model (the LLM fit's `step_overhead_s`), n_c the calls
 (llama.cpp: one per 512-token micro-batch, its default n_ubatch), L the model's layers.
+For quantised weights on tensor-core cards llama.cpp multiplies in its MMQ kernels, whose
+128 x 128 tiles run in waves of one per SM: the achieved rate is also scaled by the share
+of SMs those waves keep busy (`wave_utilisation`, from the model's matrix sizes).
 What is new against v2 is R_sw x share:
 
 - R_sw, the peak matrix rate the *software family* runs at. llama.cpp, llamafile and
@@ -18,7 +21,8 @@ What is new against v2 is R_sw x share:
   card): on GeForce Turing, Ampere, Ada and Blackwell that is the full FP16-accumulate
   tensor rate, twice the catalog's `fp16_tensor_tflops` (which is the FP32-accumulate
   rate, halved on GeForce; gpu_catalog.md). TITAN, workstation and datacenter parts run
-  both accumulations at one rate, so their catalog figure stands. Cards without tensor
+  both accumulations at one rate, so their catalog figure stands, except the L40's (its
+  catalog figure is halved too). Cards without tensor
   cores run these kernels on the shader ALUs: FP32 rate (packed FP16 where that is
   faster: GP100, GTX 16), or for quantised weights the DP4A int8 rate (4x FP32) where
   the chip has it (Pascal other than GP100, GTX 16).
@@ -44,10 +48,11 @@ from pathlib import Path
 from typing import Any
 
 from shared.catalog.specs import GpuSpec, load_catalog
+from shared.perfmodel.llm_shapes import LlmShape, shape_of
 from shared.perfmodel.memory import estimate_shape
 from shared.perfmodel.workloads import LlmWorkload, compute_rate
 
-PREFILL_VERSION = "prefill-2026.12.2"
+PREFILL_VERSION = "prefill-2026.12.3"
 PARAMS_PATH = Path(__file__).parent / "params" / f"{PREFILL_VERSION}.json"
 
 # Software families by their accumulate precision.
@@ -75,6 +80,10 @@ REFERENCE_ARCHITECTURE = "Ampere"
 # GeForce generations whose FP16 tensor rate with FP32 accumulation is half the
 # FP16-accumulate rate (gpu_catalog.md, Dettmers 2020); TITANs run both at full rate.
 HALVED_GEFORCE_ARCHITECTURES = frozenset({"Turing", "Ampere", "Ada Lovelace", "Blackwell"})
+# Parts outside GeForce whose catalog FP16 tensor figure is likewise the half-rate
+# FP32-accumulate one (the catalog's notes): the L40, 181 TFLOPS on the AD102 that the
+# L40S and RTX 6000 Ada list at 362-364.
+HALVED_NON_GEFORCE = frozenset({"l40"})
 FP16_ACCUMULATE_FACTOR = 2.0
 BASE_SHARE = 0.4
 DP4A_FACTOR = 4.0
@@ -89,6 +98,13 @@ LLAMACPP_UBATCH = 512
 # Its matrix kernels stream every weight once per token tile of a micro-batch (MMQ's
 # largest tile on tensor-core cards is 128 tokens), not once per micro-batch.
 LLAMACPP_TOKEN_TILE = 128
+# llama.cpp's quantised matrix kernels (MMQ) on tensor-core cards compute a tile of 128
+# weight rows x up to 128 tokens per thread block, one block per SM at a time (the tile's
+# shared memory): a GEMM of n rows over t tokens is ceil(n / 128) x ceil(t / 128) tiles
+# run in waves of one per SM, and the last wave leaves SMs idle.
+MMQ_ROWS = 128
+# Weight formats llama.cpp multiplies through cuBLAS rather than MMQ (F16, BF16).
+CUBLAS_WEIGHTS = frozenset({"fp16", "bf16"})
 # A new architecture's interval is at least this many times its class's (log) width.
 WIDEN_UNMEASURED = 2.0
 
@@ -99,9 +115,10 @@ def family_of(stack: str) -> str:
     return STACK_FAMILY.get(stack, FP32_ACCUMULATE)
 
 
-def is_halved_geforce(gpu: GpuSpec) -> bool:
-    """GeForce cards whose catalog FP16 tensor rate is half their FP16-accumulate rate."""
-    return (
+def is_halved(gpu: GpuSpec) -> bool:
+    """Cards whose catalog FP16 tensor rate is half their FP16-accumulate rate: GeForce
+    (TITANs aside) and HALVED_NON_GEFORCE."""
+    return gpu.id in HALVED_NON_GEFORCE or (
         gpu.geforce_eula
         and gpu.has_tensor_cores
         and "TITAN" not in gpu.name.upper()
@@ -118,7 +135,7 @@ def fp16_accumulate_rate(gpu: GpuSpec) -> float:
         return gpu.fp32_tflops
     if not gpu.has_tensor_cores:
         return gpu.fp16_tensor_tflops if has_packed_fp16(gpu) else gpu.fp32_tflops
-    factor = FP16_ACCUMULATE_FACTOR if is_halved_geforce(gpu) else 1.0
+    factor = FP16_ACCUMULATE_FACTOR if is_halved(gpu) else 1.0
     return gpu.fp16_tensor_tflops * factor
 
 
@@ -142,6 +159,43 @@ def has_packed_fp16(gpu: GpuSpec) -> bool:
         and not gpu.has_tensor_cores
         and (gpu.fp16_tensor_tflops or 0.0) > gpu.fp32_tflops
     )
+
+
+def layer_matrices(shape: LlmShape) -> list[tuple[int, int]]:
+    """(output rows, inner size) of one layer's weight matrices: Q, K, V, O and a gated
+    MLP (gate, up, down) whose width follows from the parameters per layer (embeddings
+    counted in: a slight over-estimate of the width)."""
+    h, kv = shape.hidden, shape.kv_heads * shape.head_dim
+    q = shape.heads * shape.head_dim
+    per_layer = shape.active_params_b * 1e9 / shape.layers
+    ffn = max(h, round((per_layer - 2 * h * q - 2 * h * kv) / (3 * h)))
+    return [(q, h), (kv, h), (kv, h), (h, q), (ffn, h), (ffn, h), (h, ffn)]
+
+
+def wave_utilisation(gpu: GpuSpec, shape: LlmShape, tokens: int) -> float:
+    """Share of the SMs busy over a prompt's MMQ matrix multiplies (FLOP-weighted): each
+    micro-batch's GEMMs in waves of one MMQ_ROWS x LLAMACPP_TOKEN_TILE tile per SM."""
+    sms = gpu.sm_count
+    if not sms:
+        return 1.0
+    work = busy = 0.0
+    left = tokens
+    while left > 0:
+        batch = min(LLAMACPP_UBATCH, left)
+        left -= batch
+        for rows, inner in layer_matrices(shape):
+            tiles = math.ceil(rows / MMQ_ROWS) * math.ceil(batch / LLAMACPP_TOKEN_TILE)
+            flops = float(rows * inner * batch)
+            work += flops
+            busy += flops * math.ceil(tiles / sms) * sms / tiles
+    return work / busy if busy else 1.0
+
+
+def runs_mmq(gpu: GpuSpec, family: str, weights: str) -> bool:
+    """llama.cpp multiplies quantised weights in its MMQ kernels on tensor-core cards
+    (16-bit weights go to cuBLAS, whose tiles adapt to the GPU; cards without tensor
+    cores run the DP4A or shader kernels)."""
+    return family == FP16_ACCUMULATE and weights not in CUBLAS_WEIGHTS and gpu.has_tensor_cores
 
 
 def software_rate(gpu: GpuSpec, family: str, weights: str) -> float:
@@ -245,6 +299,14 @@ def prefill_tokens_per_s(
     rate = software_rate(gpu, family, workload.weights) * 1e12
     matmul = rate * achieved_share(gpu, family, log_share)
     tokens = workload.prompt_tokens
+    if runs_mmq(gpu, family, workload.weights):
+        shape = shape_of(
+            workload.params_b,
+            model=workload.model,
+            kv_heads=workload.kv_heads,
+            active_params_b=workload.active_params_b,
+        )
+        matmul *= wave_utilisation(gpu, shape, tokens)
     flops = 2.0 * workload.active_b * 1e9 * tokens
     weight_bytes = workload.active_b * 1e9 * workload.bits / 8.0
     calls, reads = 1, 1

@@ -39,6 +39,11 @@ SOURCE_FAMILY = {
 LOCALSCORE_PROMPT_TOKENS = 1331
 LOCALSCORE_BITS = 4.85  # Q4_K_M (llama.cpp's quantize table: 4.83-4.89 bits per weight)
 LOCALSCORE_PARAMS_B = {"Meta Llama 3.1 8B Instruct": 8.03, "Qwen2.5 14B Instruct": 14.8}
+# Their rows in the shape table (llm_shapes.py): the matrices' sizes set the MMQ waves.
+LOCALSCORE_MODELS = {
+    "Meta Llama 3.1 8B Instruct": "llama-3.1-8b",
+    "Qwen2.5 14B Instruct": "qwen2.5-14b",
+}
 # TensorRT-LLM schedules up to 8,192 tokens per forward pass (its default max_num_tokens):
 # the weights are read once per such pass.
 TRTLLM_TOKENS_PER_PASS = 8192
@@ -87,6 +92,7 @@ def _localscore(m: Measurement) -> LlmWorkload:
     return LlmWorkload(
         LOCALSCORE_PARAMS_B[model],
         weights="int4",
+        model=LOCALSCORE_MODELS[model],
         bits_per_weight=LOCALSCORE_BITS,
         prompt_tokens=LOCALSCORE_PROMPT_TOKENS,
     )

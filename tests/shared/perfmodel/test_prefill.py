@@ -9,6 +9,7 @@ from shared.catalog.specs import load_catalog
 from shared.perfmodel import prefill as pre
 from shared.perfmodel.lab import prefill_fit as pf
 from shared.perfmodel.lab.prefill_data import PrefillRow, load_prefill_rows
+from shared.perfmodel.llm_shapes import LlmShape, shape_of
 from shared.perfmodel.memory import estimate_shape
 from shared.perfmodel.workloads import LlmWorkload
 
@@ -31,6 +32,12 @@ def test_geforce_fp16_accumulate_rate_is_twice_the_catalog_figure():
     assert pre.fp16_accumulate_rate(cat["rtx-a6000"]) == 154.8
     assert pre.fp16_accumulate_rate(cat["titan-rtx"]) == 130.5
     assert pre.fp16_accumulate_rate(cat["h100-sxm5"]) == 989.4
+    # The L40's catalog figure is its half-rate FP32-accumulate one (catalog note): doubled,
+    # it is the L40S's rate on the same AD102.
+    assert pre.fp16_accumulate_rate(cat["l40"]) == 2 * 181.0
+    assert pre.fp16_accumulate_rate(cat["l40"]) == pytest.approx(
+        pre.fp16_accumulate_rate(cat["l40s"]), rel=0.01
+    )
     # The FP32-accumulate family keeps the catalog rates.
     assert pre.software_rate(cat["rtx-3090"], pre.FP32_ACCUMULATE, "fp16") == 71.2
     assert pre.software_rate(cat["h100-sxm5"], pre.FP32_ACCUMULATE, "fp8") == 1979
@@ -179,13 +186,15 @@ def test_llamacpp_reads_the_weights_once_per_token_tile_and_calls_once_per_micro
     gpu = load_catalog().by_id["rtx-3090"]
     shares = {"fp16-accumulate/class:geforce": 0.0}
 
+    # 16-bit weights: cuBLAS, not MMQ, so no wave term and the matrix time is linear in
+    # the tokens.
     def seconds(tokens: int, overhead: float) -> float:
-        w = LlmWorkload(params_b=8.0, weights="int4", prompt_tokens=tokens)
+        w = LlmWorkload(params_b=8.0, weights="fp16", prompt_tokens=tokens)
         return tokens / pre.prefill_tokens_per_s(gpu, w, pre.FP16_ACCUMULATE, shares, overhead)
 
     # 129 tokens take two weight reads (one more tile than 128) but one call; 1,331
     # tokens (LocalScore's mean prompt) 11 reads and 3 calls.
-    w = LlmWorkload(params_b=8.0, weights="int4", prompt_tokens=128)
+    w = LlmWorkload(params_b=8.0, weights="fp16", prompt_tokens=128)
     read = (
         w.active_b * 1e9 * w.bits / 8 / (gpu.memory_bandwidth_gbs * 1e9 * pre.BANDWIDTH_EFFICIENCY)
     )
@@ -197,3 +206,56 @@ def test_llamacpp_reads_the_weights_once_per_token_tile_and_calls_once_per_micro
     extra = seconds(1331, call) - seconds(1331, 0.0)
     layers, _ = estimate_shape(8.0)
     assert extra == pytest.approx(3 * call * layers / pre.REFERENCE_LAYERS, rel=1e-9)
+
+
+def _one_matrix_shape(rows: int) -> LlmShape:
+    """A one-layer shape whose every matrix is `rows` x `rows` (ffn = hidden)."""
+    return LlmShape(
+        "", rows * rows * 7 / 1e9, rows * rows * 7 / 1e9, 1, rows, rows // 128, rows // 128, 128
+    )
+
+
+def test_mmq_waves_leave_the_last_wave_partly_idle():
+    cat = load_catalog().by_id
+    shape = _one_matrix_shape(4096)
+    assert all(r == 4096 for r, _ in pre.layer_matrices(shape))
+    # 512 tokens of a 4,096-row matrix: 32 x 4 = 128 tiles of 128 x 128.
+    # The RTX 4090's 128 SMs run them in one full wave; the RTX 5090's 170 in one wave
+    # with 42 SMs idle; the RTX 3090's 82 in two waves (164 SM slots).
+    assert cat["rtx-4090"].sm_count == 128
+    assert pre.wave_utilisation(cat["rtx-4090"], shape, 512) == pytest.approx(1.0)
+    assert pre.wave_utilisation(cat["rtx-5090"], shape, 512) == pytest.approx(128 / 170)
+    assert pre.wave_utilisation(cat["rtx-3090"], shape, 512) == pytest.approx(128 / 164)
+    # 640 tokens: a full micro-batch (128 tiles) and one of 128 tokens (32 tiles), FLOP-
+    # weighted 4:1 on the 4090: (4 x 1 + 1 x 32 / 128) / 5.
+    assert pre.wave_utilisation(cat["rtx-4090"], shape, 640) == pytest.approx(
+        5 / (4 / 1.0 + 1 / (32 / 128))
+    )
+
+
+def test_only_quantised_weights_on_tensor_core_cards_take_the_waves():
+    cat = load_catalog().by_id
+    fam = pre.FP16_ACCUMULATE
+    assert pre.runs_mmq(cat["rtx-5090"], fam, "int4")
+    assert not pre.runs_mmq(cat["rtx-5090"], fam, "fp16")  # cuBLAS
+    assert not pre.runs_mmq(cat["tesla-p40"], fam, "int4")  # DP4A kernels
+    assert not pre.runs_mmq(cat["rtx-5090"], pre.FP32_ACCUMULATE, "int4")
+    shares = {"fp16-accumulate/class:geforce": 0.0}
+    gpu = cat["rtx-5090"]
+    q4 = LlmWorkload(params_b=8.0, weights="int4", model="llama-3.1-8b", prompt_tokens=512)
+    shape = shape_of(8.0, model="llama-3.1-8b")
+    waves = pre.wave_utilisation(gpu, shape, 512)
+    assert waves < 1.0
+    # The same prompt with every SM busy is faster by what the waves leave idle (in the
+    # matrix part; the weight reads and the call overhead do not change).
+    full = pre.prefill_tokens_per_s(gpu, q4, fam, shares, 0.0)
+    read = (
+        q4.active_b
+        * 1e9
+        * q4.bits
+        / 8
+        / (gpu.memory_bandwidth_gbs * 1e9 * pre.BANDWIDTH_EFFICIENCY)
+    )
+    matrix = 512 / full - 4 * read
+    rate = pre.software_rate(gpu, fam, "int4") * 1e12 * pre.BASE_SHARE
+    assert matrix == pytest.approx(2 * 8.0e9 * 512 / (rate * waves), rel=1e-9)
