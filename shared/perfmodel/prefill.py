@@ -166,6 +166,8 @@ def layer_matrices(shape: LlmShape) -> list[tuple[int, int]]:
     MLP (gate, up, down) whose width follows from the parameters per layer (embeddings
     counted in: a slight over-estimate of the width)."""
     h, kv = shape.hidden, shape.kv_heads * shape.head_dim
+    if h <= 0:
+        return []  # a model too small to have a width (the estimate rounds it to 0)
     q = shape.heads * shape.head_dim
     per_layer = shape.active_params_b * 1e9 / shape.layers
     ffn = max(h, round((per_layer - 2 * h * q - 2 * h * kv) / (3 * h)))

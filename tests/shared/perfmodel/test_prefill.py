@@ -259,3 +259,13 @@ def test_only_quantised_weights_on_tensor_core_cards_take_the_waves():
     matrix = 512 / full - 4 * read
     rate = pre.software_rate(gpu, fam, "int4") * 1e12 * pre.BASE_SHARE
     assert matrix == pytest.approx(2 * 8.0e9 * 512 / (rate * waves), rel=1e-9)
+
+
+def test_a_model_too_small_for_a_width_keeps_every_sm_busy():
+    # The size estimate rounds a tiny model's width to 0 (found by the API fuzz test).
+    gpu = load_catalog().by_id["rtx-4090"]
+    tiny = LlmWorkload(params_b=1e-12, weights="int4", prompt_tokens=512)
+    assert shape_of(1e-12).hidden == 0
+    assert pre.wave_utilisation(gpu, shape_of(1e-12), 512) == 1.0
+    rate = pre.prefill_tokens_per_s(gpu, tiny, pre.FP16_ACCUMULATE, {}, 0.0)
+    assert math.isfinite(rate) and rate > 0
