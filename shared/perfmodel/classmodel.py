@@ -514,6 +514,12 @@ class ClassModel:
             f"{est.chip_class} {gpu.architecture} card; interval from held-out errors "
             "(docs/model/prefill.md)"
         ]
+        if est.sm_busy is not None:
+            caveats.append(
+                f"{stack}'s quantised matrix kernels (tiles of 128 weight rows x 128 tokens, "
+                f"one per SM at a time) keep {est.sm_busy:.0%} of its {gpu.sm_count} SMs busy "
+                f"over this prompt"
+            )
         if not est.architecture_measured:
             caveats.append(
                 f"{gpu.architecture}: no {est.family} prefill table measured it "

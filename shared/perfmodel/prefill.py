@@ -200,6 +200,20 @@ def runs_mmq(gpu: GpuSpec, family: str, weights: str) -> bool:
     return family == FP16_ACCUMULATE and weights not in CUBLAS_WEIGHTS and gpu.has_tensor_cores
 
 
+def mmq_waves(gpu: GpuSpec, workload: LlmWorkload, family: str) -> float | None:
+    """The share of SMs llama.cpp's MMQ tiles keep busy over the prompt, or None where
+    the GEMMs run elsewhere (runs_mmq)."""
+    if not runs_mmq(gpu, family, workload.weights):
+        return None
+    shape = shape_of(
+        workload.params_b,
+        model=workload.model,
+        kv_heads=workload.kv_heads,
+        active_params_b=workload.active_params_b,
+    )
+    return wave_utilisation(gpu, shape, workload.prompt_tokens)
+
+
 def software_rate(gpu: GpuSpec, family: str, weights: str) -> float:
     """Peak matrix rate (TFLOPS) the family's prefill GEMMs run at on this GPU."""
     if family == FP16_ACCUMULATE:
@@ -301,14 +315,7 @@ def prefill_tokens_per_s(
     rate = software_rate(gpu, family, workload.weights) * 1e12
     matmul = rate * achieved_share(gpu, family, log_share)
     tokens = workload.prompt_tokens
-    if runs_mmq(gpu, family, workload.weights):
-        shape = shape_of(
-            workload.params_b,
-            model=workload.model,
-            kv_heads=workload.kv_heads,
-            active_params_b=workload.active_params_b,
-        )
-        matmul *= wave_utilisation(gpu, shape, tokens)
+    matmul *= mmq_waves(gpu, workload, family) or 1.0
     flops = 2.0 * workload.active_b * 1e9 * tokens
     weight_bytes = workload.active_b * 1e9 * workload.bits / 8.0
     calls, reads = 1, 1
@@ -348,6 +355,8 @@ class PrefillEstimate:
     chip_class: str
     architecture_measured: bool
     gpu_measured: bool
+    # Share of the SMs llama.cpp's MMQ tiles keep busy (None: not its quantised kernels).
+    sm_busy: float | None = None
 
 
 def predict_relative(
@@ -374,6 +383,7 @@ def predict_relative(
         chip_class=chip_class(gpu),
         architecture_measured=measured,
         gpu_measured=gpu.id in p.measured_gpus.get(family, []),
+        sm_busy=mmq_waves(gpu, workload, family),
     )
 
 

@@ -4,7 +4,9 @@ from typing import Any
 import pytest
 
 from shared.catalog.specs import load_catalog
+from shared.perfmodel import prefill
 from shared.perfmodel.classmodel import CLASS_MODEL_VERSION, ClassModel
+from shared.perfmodel.workloads import LlmWorkload
 
 
 def test_model_predict_returns_the_model_answer(market_client):
@@ -326,3 +328,29 @@ def test_model_predict_llm_inference_answers_the_prefill_beside_the_decode(marke
     a6000 = predict("rtx-a6000")["prefill"]["relative_throughput"]
     assert a6000 / predict("rtx-3090")["prefill"]["relative_throughput"] <= 1.05
     assert predict("h100-sxm5", "nlp")["prefill"] is None
+
+
+def test_model_predict_prefill_names_the_sms_llama_cpp_keeps_busy(market_client):
+    def caveats(gpu: str, weights: str) -> list[str]:
+        params = {"gpu": gpu, "task": "llm-inference", "weights": weights, "params_b": 8}
+        response = market_client.get("/model/predict", params=params)
+        assert response.status_code == 200, response.text
+        found: list[str] = response.json()["prefill"]["caveats"]
+        return found
+
+    # Quantised weights run in llama.cpp's MMQ tiles on a tensor-core card: the answer says
+    # what share of the SMs they keep busy, as the prefill model computes it for this
+    # model and prompt (512 tokens by default), and not every card keeps them all busy.
+    shares = []
+    for gpu_id in ("rtx-4090", "rtx-5090", "rtx-3090"):
+        [line] = [c for c in caveats(gpu_id, "int4") if "SMs busy" in c]
+        gpu = load_catalog().by_id[gpu_id]
+        expected = prefill.mmq_waves(
+            gpu, LlmWorkload(params_b=8.0, weights="int4"), prefill.FP16_ACCUMULATE
+        )
+        assert expected is not None
+        assert f"keep {expected:.0%} of its {gpu.sm_count} SMs busy" in line
+        shares.append(expected)
+    assert min(shares) < 0.9
+    # 16-bit weights go to cuBLAS: no such line.
+    assert not any("SMs busy" in c for c in caveats("rtx-5090", "fp16"))
