@@ -516,9 +516,10 @@ class ClassModel:
         ]
         if est.sm_busy is not None:
             caveats.append(
-                f"{stack}'s quantised matrix kernels (tiles of 128 weight rows x 128 tokens, "
-                f"one per SM at a time) keep {est.sm_busy:.0%} of its {gpu.sm_count} SMs busy "
-                f"over this prompt"
+                f"{stack}'s quantised matrix kernels: this prompt's tiles of 128 weight rows "
+                f"x 128 tokens, in waves of one per SM, keep {est.sm_busy:.0%} of its "
+                f"{gpu.sm_count} SMs busy, a factor on the achieved rate (the wave model of "
+                "docs/model/prefill.md, not a measured occupancy)"
             )
         if not est.architecture_measured:
             caveats.append(

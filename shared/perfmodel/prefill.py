@@ -101,7 +101,9 @@ LLAMACPP_TOKEN_TILE = 128
 # llama.cpp's quantised matrix kernels (MMQ) on tensor-core cards compute a tile of 128
 # weight rows x up to 128 tokens per thread block, one block per SM at a time (the tile's
 # shared memory): a GEMM of n rows over t tokens is ceil(n / 128) x ceil(t / 128) tiles
-# run in waves of one per SM, and the last wave leaves SMs idle.
+# run in waves of one per SM, and the last wave leaves SMs idle. Recent llama.cpp splits
+# the last wave's work over the idle SMs (stream-k, Volta and later), so the term reads as
+# how far a prompt's tiles are from filling the chip, not as a measured idle-SM count.
 MMQ_ROWS = 128
 # Weight formats llama.cpp multiplies through cuBLAS rather than MMQ (F16, BF16).
 CUBLAS_WEIGHTS = frozenset({"fp16", "bf16"})
