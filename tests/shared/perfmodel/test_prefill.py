@@ -5,7 +5,7 @@ from functools import lru_cache
 
 import pytest
 
-from shared.catalog.specs import load_catalog
+from shared.catalog.specs import GpuSpec, load_catalog
 from shared.perfmodel import prefill as pre
 from shared.perfmodel.lab import prefill_fit as pf
 from shared.perfmodel.lab.prefill_data import PrefillRow, load_prefill_rows
@@ -182,6 +182,13 @@ def test_gp100_multiplies_in_packed_fp16_and_dp4a_cards_keep_dp4a():
     assert pre.software_rate(gtx1660, pre.FP16_ACCUMULATE, "fp16") == gtx1660.fp16_tensor_tflops
 
 
+def _weight_read_s(gpu: GpuSpec, w: LlmWorkload) -> float:
+    """Seconds to stream the workload's weights once at the model's achieved bandwidth."""
+    return (
+        w.active_b * 1e9 * w.bits / 8 / (gpu.memory_bandwidth_gbs * 1e9 * pre.BANDWIDTH_EFFICIENCY)
+    )
+
+
 def test_llamacpp_reads_the_weights_once_per_token_tile_and_calls_once_per_micro_batch():
     gpu = load_catalog().by_id["rtx-3090"]
     shares = {"fp16-accumulate/class:geforce": 0.0}
@@ -195,9 +202,7 @@ def test_llamacpp_reads_the_weights_once_per_token_tile_and_calls_once_per_micro
     # 129 tokens take two weight reads (one more tile than 128) but one call; 1,331
     # tokens (LocalScore's mean prompt) 11 reads and 3 calls.
     w = LlmWorkload(params_b=8.0, weights="fp16", prompt_tokens=128)
-    read = (
-        w.active_b * 1e9 * w.bits / 8 / (gpu.memory_bandwidth_gbs * 1e9 * pre.BANDWIDTH_EFFICIENCY)
-    )
+    read = _weight_read_s(gpu, w)
     matrix_per_token = seconds(128, 0.0) - read
     matrix_per_token /= 128
     assert seconds(129, 0.0) == pytest.approx(129 * matrix_per_token + 2 * read, rel=1e-9)
@@ -249,13 +254,7 @@ def test_only_quantised_weights_on_tensor_core_cards_take_the_waves():
     # The same prompt with every SM busy is faster by what the waves leave idle (in the
     # matrix part; the weight reads and the call overhead do not change).
     full = pre.prefill_tokens_per_s(gpu, q4, fam, shares, 0.0)
-    read = (
-        q4.active_b
-        * 1e9
-        * q4.bits
-        / 8
-        / (gpu.memory_bandwidth_gbs * 1e9 * pre.BANDWIDTH_EFFICIENCY)
-    )
+    read = _weight_read_s(gpu, q4)
     matrix = 512 / full - 4 * read
     rate = pre.software_rate(gpu, fam, "int4") * 1e12 * pre.BASE_SHARE
     assert matrix == pytest.approx(2 * 8.0e9 * 512 / (rate * waves), rel=1e-9)
