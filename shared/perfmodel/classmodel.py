@@ -62,7 +62,7 @@ from shared.perfmodel.workloads import (
     task_class,
 )
 
-CLASS_MODEL_VERSION = "calibrated-2026.12.9"
+CLASS_MODEL_VERSION = "calibrated-2026.12.10"
 PARAMS_DIR = Path(__file__).parent / "params"
 # Software stack whose fitted per-step overhead a class uses: single-user decode as in
 # llama.cpp / Ollama, serving as in vLLM.

@@ -12,7 +12,7 @@ from typing import Any
 from shared.perfmodel.features import BATCH_EXPONENT
 from shared.perfmodel.timemodel import Shares, TimeParams
 
-MODEL_VERSION = "calibrated-2026.11.3"
+MODEL_VERSION = "calibrated-2026.12.10"
 PARAMS_DIR = Path(__file__).parent / "params"
 
 

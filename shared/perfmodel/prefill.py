@@ -81,9 +81,11 @@ REFERENCE_ARCHITECTURE = "Ampere"
 # FP16-accumulate rate (gpu_catalog.md, Dettmers 2020); TITANs run both at full rate.
 HALVED_GEFORCE_ARCHITECTURES = frozenset({"Turing", "Ampere", "Ada Lovelace", "Blackwell"})
 # Parts outside GeForce whose catalog FP16 tensor figure is likewise the half-rate
-# FP32-accumulate one (the catalog's notes): the L40, 181 TFLOPS on the AD102 that the
-# L40S and RTX 6000 Ada list at 362-364.
+# FP32-accumulate one (the catalog's notes): the L40 by its datasheet, and the Ada
+# workstation cards, whose training ratios measured by Lambda show no full-rate FP32
+# accumulate (RTX 6000 Ada; the smaller ones by analogy).
 HALVED_NON_GEFORCE = frozenset({"l40"})
+HALVED_WORKSTATION_ARCHITECTURES = frozenset({"Ada Lovelace"})
 FP16_ACCUMULATE_FACTOR = 2.0
 BASE_SHARE = 0.4
 DP4A_FACTOR = 4.0
@@ -119,7 +121,9 @@ def family_of(stack: str) -> str:
 
 def is_halved(gpu: GpuSpec) -> bool:
     """Cards whose catalog FP16 tensor rate is half their FP16-accumulate rate: GeForce
-    (TITANs aside) and HALVED_NON_GEFORCE."""
+    (TITANs aside), HALVED_NON_GEFORCE and the Ada workstation cards."""
+    if gpu.segment == "workstation" and gpu.architecture in HALVED_WORKSTATION_ARCHITECTURES:
+        return True
     return gpu.id in HALVED_NON_GEFORCE or (
         gpu.geforce_eula
         and gpu.has_tensor_cores

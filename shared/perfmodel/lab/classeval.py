@@ -31,6 +31,7 @@ from shared.perfmodel.lab.benchmarks import load_all
 from shared.perfmodel.lab.pair_predictors import PerGpu, Predictor
 from shared.perfmodel.lab.pair_scores import Scored, score_pairs
 from shared.perfmodel.lab.pairs import GPU_PAIR, Pair, build_groups, gpu_pairs, scaling_pairs
+from shared.perfmodel.params import MODEL_VERSION
 from shared.perfmodel.workloads import (
     CLASS_FAMILY,
     LLM_SERVING,
@@ -243,7 +244,7 @@ def write_params(evaluation: Evaluation, path: Path | None = None) -> Path:
         "calibration": (
             "MLPerf Training and Inference, llmperf, llama.cpp and geerlingguy tables "
             "(shared/perfmodel/data/benchmarks), ratios within tables only; training base: "
-            "Lambda (calibrated-2026.11.3)"
+            f"Lambda ({MODEL_VERSION})"
         ),
         "fitted": evaluation.full.to_json(),
         "half_width": half,

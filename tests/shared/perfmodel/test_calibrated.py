@@ -126,7 +126,7 @@ def test_params_file_is_versioned():
     params = load_params()
     assert set(params.families) == {"cv", "nlp"}
     assert "resnet50" in params.workloads and "bert_large_squad" in params.workloads
-    assert MODEL_VERSION == "calibrated-2026.11.3"
+    assert MODEL_VERSION == "calibrated-2026.12.10"
     assert CalibratedModel(MODEL_VERSION).params is params
     # Previous versions stay loadable and keep their own formula (2026.11.1: no power
     # term; up to 2026.11.2: Dettmers' batch exponent everywhere, no 2022-table offset).

@@ -106,3 +106,26 @@ def test_the_cli_takes_params_b_and_mode_and_says_the_share():
     assert "trains: 0.5B full" in result.output
     bad = CliRunner().invoke(app, [*args, "--mode", "dora"])
     assert bad.exit_code == 2 and "qlora" in bad.output
+
+
+def test_ada_workstation_cards_train_at_their_half_rate_tensor_figure():
+    """The RTX 6000 Ada is the L40's AD102 at the same 300 W: since calibrated-2026.12.10
+    both carry the half-rate FP32-accumulate tensor figure, so an 8 B LoRA ranks them
+    alike (the RTX 6000 Ada was 1.9x the L40 and 2.1x the RTX 4090 before). Measured on
+    one software stack: RTX 6000 Ada / RTX 4090 0.85-1.11 in Lambda's transformer
+    training, A100 40 GB / RTX 6000 Ada 1.79-2.29 in Answer.AI's 70 B QLoRA."""
+    model = ClassModel()
+    by_id = load_catalog().by_id
+
+    def value(gpu_id: str, training: LlmTraining = DEFAULT_TRAINING) -> float:
+        p = model.predict_task(by_id[gpu_id], "llm-training", "bf16", training=training)
+        assert p is not None
+        return p.relative_throughput
+
+    assert value("rtx-6000-ada") == pytest.approx(value("l40"), rel=0.1)
+    assert value("rtx-6000-ada") / value("rtx-4090") < 1.3
+    qlora = LlmTraining(70, "qlora")
+    assert 1.5 < value("a100-40gb-sxm4", qlora) / value("rtx-6000-ada", qlora) < 2.6
+    # The smaller Ada workstation cards by analogy: none outranks the RTX 6000 Ada.
+    for smaller in ("rtx-2000-ada", "rtx-4000-ada", "rtx-4500-ada", "rtx-5000-ada"):
+        assert value(smaller) < value("rtx-6000-ada")

@@ -38,6 +38,11 @@ def test_geforce_fp16_accumulate_rate_is_twice_the_catalog_figure():
     assert pre.fp16_accumulate_rate(cat["l40"]) == pytest.approx(
         pre.fp16_accumulate_rate(cat["l40s"]), rel=0.01
     )
+    # So are the Ada workstation cards' since calibrated-2026.12.10 (Lambda's training
+    # ratios): the 16-bit-accumulate rate they had, the full-rate count, is unchanged.
+    assert pre.fp16_accumulate_rate(cat["rtx-6000-ada"]) == pytest.approx(364.2)
+    assert pre.fp16_accumulate_rate(cat["rtx-4000-ada"]) == pytest.approx(106.9)
+    assert pre.software_rate(cat["rtx-6000-ada"], pre.FP32_ACCUMULATE, "fp16") == 182.1
     # The FP32-accumulate family keeps the catalog rates.
     assert pre.software_rate(cat["rtx-3090"], pre.FP32_ACCUMULATE, "fp16") == 71.2
     assert pre.software_rate(cat["h100-sxm5"], pre.FP32_ACCUMULATE, "fp8") == 1979
