@@ -125,7 +125,7 @@ def db_seed() -> None:
     from services.cli.context import cli_context
     from shared.wiring.bootstrap import prepare_database
 
-    with cli_context() as ctx:
+    with cli_context(prepare=False) as ctx:
         prepare_database(ctx)
     typer.echo("catalog, bundled prices and scores are up to date")
 

@@ -24,8 +24,9 @@ class Settings(BaseSettings):
     # Empty means no broker: background work runs in-process.
     broker_url: str = ""
     load_bundled_data: bool = True
-    # The API migrates and seeds on start in the embedded default; deployments run the
-    # one-shot `migrate` and `seed` services instead, so API workers never race.
+    # The API (and each CLI command that opens the database) migrates and seeds on start
+    # in the embedded default; deployments run the one-shot `migrate` and `seed` services
+    # instead, so API workers never race.
     prepare_on_start: bool = True
     # Without a broker: "thread" runs background work on one in-process worker thread,
     # "eager" runs it inline right after the commit (deterministic, for tests).

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from decimal import Decimal
+from pathlib import Path
 from typing import Any, get_args
 
 import pytest
@@ -213,3 +214,23 @@ def test_the_options_and_the_route_are_built_from_one_schema() -> None:
     group: Any = typer.main.get_command(app)
     options = {p.name for p in group.commands["recommend"].loaded.params}
     assert options - {"as_json", "help"} == set(RecommendRequest.model_fields)
+
+
+def test_a_fresh_database_is_prepared_not_a_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a fresh checkout the first command meets an empty SQLite file: like `serve`, it
+    migrates, loads the bundled data and scores before answering (it used to end in
+    "no such table: score_state")."""
+    monkeypatch.setenv("GPU_ADVISOR_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("GPU_ADVISOR_DATABASE_URL", "")
+    monkeypatch.setenv("GPU_ADVISOR_ENVIRONMENT", "test")
+    monkeypatch.setenv("GPU_ADVISOR_INPROCESS_SCHEDULER", "false")
+    monkeypatch.setenv("GPU_ADVISOR_BROKER_URL", "")
+    monkeypatch.delenv("GPU_ADVISOR_PREPARE_ON_START", raising=False)
+    get_settings.cache_clear()
+    try:
+        table = cli("--task", "cv", "--limit", "3")
+    finally:
+        get_settings.cache_clear()
+    assert len(rows(table)) == 3
