@@ -12,8 +12,9 @@ from __future__ import annotations
 import io
 import math
 import re
+import textwrap
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, get_args
 from xml.sax.saxutils import escape
 
 from services.api.charts.data import METRIC_TITLES, Bar, Metric, Series
@@ -23,6 +24,14 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 ImageFormat = Literal["svg", "png"]
+# "wide" for documents and desktop screens; "narrow" for a phone or a chat preview (about
+# 400 px across): one label per line, so its type reads at the size it is shown.
+ChartLayout = Literal["wide", "narrow"]
+CHART_LAYOUTS: tuple[ChartLayout, ...] = get_args(ChartLayout)
+# Figure widths (inches, 96 px each in the SVG and on a screen; PNG_DPI in the PNG).
+WIDE_INCHES, NARROW_INCHES = 10.0, 4.4
+# Characters per line of the narrow drawing's title (12 pt bold) and footnote (7.5 pt).
+NARROW_TITLE_CHARS, NARROW_FOOTNOTE_CHARS = 44, 78
 MEDIA_TYPES: dict[ImageFormat, str] = {"svg": "image/svg+xml", "png": "image/png"}
 
 # The pages' palette, so images pasted into documents match the site.
@@ -109,59 +118,96 @@ def _style_axes(axes: Axes) -> None:
 
 
 def bar_chart(
-    items: Sequence[Bar], metric: Metric, subtitle: str, footnote: str, fmt: ImageFormat, desc: str
+    items: Sequence[Bar],
+    metric: Metric,
+    subtitle: str,
+    footnote: str,
+    fmt: ImageFormat,
+    desc: str,
+    layout: ChartLayout = "wide",
 ) -> bytes:
     """Horizontal bars in rank order (best on top), the model interval as error bars.
 
     Each bar and its label carry an SVG id `bar-<rank>-<gpu id>` / `label-<rank>-<gpu id>`,
-    so tools (and the tests) can read the ranking back from the image.
+    so tools (and the tests) can read the ranking back from the image. Wide: name | bar |
+    price, a row per GPU; narrow: the name, the bar and the price each on a line.
     """
     title = f"{METRIC_TITLES[metric]}: {subtitle}"
-    figure = _figure(10.0, 1.7 + 0.42 * max(len(items), 1))
+    narrow = layout == "narrow"
+    if narrow:
+        title = "\n".join(textwrap.wrap(title, NARROW_TITLE_CHARS))
+        footnote = "\n".join(textwrap.wrap(footnote, NARROW_FOOTNOTE_CHARS))
+        height = 1.6 + 0.4 * title.count("\n") + 0.7 * max(len(items), 1)
+        figure = _figure(NARROW_INCHES, height)
+    else:
+        figure = _figure(WIDE_INCHES, 1.7 + 0.42 * max(len(items), 1))
     axes = figure.add_subplot()
     _style_axes(axes)
     figure.suptitle(title, x=0.01, ha="left", fontsize=12, color=INK, fontweight="bold")
     if not items:
         axes.set_axis_off()
         axes.text(0.5, 0.5, "No GPU matches these filters", ha="center", va="center", color=MUTED)
-        return _export(figure, fmt, title, desc or "No GPU matches these filters.")
-    positions = list(range(len(items)))[::-1]  # rank 1 at the top
+        return _export(
+            figure, fmt, title.replace("\n", " "), desc or "No GPU matches these filters."
+        )
     top_value = max(b.value for b in items)
     # One wild interval (a model guess for an unusual card) must not squash every bar:
     # whiskers past 1.8x the best value are clipped at the edge; the text alternative
     # still has the numbers.
     x_max = min(max(b.high for b in items), top_value * 1.8) * 1.12
+    if narrow:
+        _narrow_bars(axes, items, x_max)
+    else:
+        _wide_bars(axes, items, x_max)
+    axes.set_xlim(0, x_max)
+    axes.set_xlabel(
+        "perf per $1,000 of the build" if metric == "perf_per_dollar" else "x reference GPU",
+        color=MUTED,
+        fontsize=9,
+    )
+    # supxlabel (not a free figure.text) so the constrained layout leaves room for it.
+    figure.supxlabel(footnote, x=0.01, ha="left", fontsize=7.5, color=MUTED)
+    return _export(figure, fmt, title.replace("\n", " "), desc)
+
+
+def _bar(axes: Axes, y: float, b: Bar, height: float, x_max: float) -> None:
+    """One bar with its id, its interval whisker and its value."""
+    (rect,) = axes.barh(
+        y,
+        b.value,
+        height=height,
+        color=colour(b.condition),
+        alpha=0.55 if b.kind == "msrp" else 0.9,
+        hatch="//" if b.kind == "msrp" else None,
+        edgecolor="white",
+        linewidth=0,
+    )
+    rect.set_gid(f"bar-{b.rank}-{b.gpu_id}")
+    axes.errorbar(
+        b.value,
+        y,
+        xerr=[[b.value - b.low], [b.high - b.value]],
+        fmt="none",
+        ecolor=INK,
+        elinewidth=1,
+        capsize=3,
+    )
+    axes.text(
+        min(b.high + x_max * 0.01, x_max * 0.93),
+        y,
+        f"{b.value:.3g}",
+        va="center",
+        fontsize=8.5,
+        color=INK,
+        # Readable over a clipped whisker.
+        bbox={"facecolor": "white", "edgecolor": "none", "pad": 1.0},
+    )
+
+
+def _wide_bars(axes: Axes, items: Sequence[Bar], x_max: float) -> None:
+    positions = list(range(len(items)))[::-1]  # rank 1 at the top
     for y, b in zip(positions, items, strict=True):
-        (rect,) = axes.barh(
-            y,
-            b.value,
-            height=0.62,
-            color=colour(b.condition),
-            alpha=0.55 if b.kind == "msrp" else 0.9,
-            hatch="//" if b.kind == "msrp" else None,
-            edgecolor="white",
-            linewidth=0,
-        )
-        rect.set_gid(f"bar-{b.rank}-{b.gpu_id}")
-        axes.errorbar(
-            b.value,
-            y,
-            xerr=[[b.value - b.low], [b.high - b.value]],
-            fmt="none",
-            ecolor=INK,
-            elinewidth=1,
-            capsize=3,
-        )
-        axes.text(
-            min(b.high + x_max * 0.01, x_max * 0.93),
-            y,
-            f"{b.value:.3g}",
-            va="center",
-            fontsize=8.5,
-            color=INK,
-            # Readable over a clipped whisker.
-            bbox={"facecolor": "white", "edgecolor": "none", "pad": 1.0},
-        )
+        _bar(axes, y, b, 0.62, x_max)
         # The price column sits right of the plot (x in axes units), aligned across bars.
         label = axes.text(
             1.02,
@@ -175,32 +221,64 @@ def bar_chart(
         label.set_gid(f"label-{b.rank}-{b.gpu_id}")
     axes.set_yticks(positions, [f"{b.short}  {b.memory_gb:g} GB" for b in items])
     axes.tick_params(axis="y", labelsize=9.5, labelcolor=INK)
-    axes.set_xlim(0, x_max)
     axes.set_ylim(-0.6, len(items) - 0.4)
-    axes.set_xlabel(
-        "perf per $1,000 of the build" if metric == "perf_per_dollar" else "x reference GPU",
-        color=MUTED,
-        fontsize=9,
-    )
-    # supxlabel (not a free figure.text) so the constrained layout leaves room for it.
-    figure.supxlabel(footnote, x=0.01, ha="left", fontsize=7.5, color=MUTED)
-    return _export(figure, fmt, title, desc)
 
 
-def line_chart(series: Sequence[Series], title: str, fmt: ImageFormat, desc: str) -> bytes:
+def _narrow_bars(axes: Axes, items: Sequence[Bar], x_max: float) -> None:
+    """A row per GPU of three lines: its name and memory, the bar, its price."""
+    axes.set_yticks([])
+    row = 1.0
+    for i, b in enumerate(items):
+        y = -i * row  # rank 1 at the top
+        name = axes.text(
+            0.0,
+            y + 0.24,
+            f"{b.rank}. {b.short}  {b.memory_gb:g} GB",
+            transform=axes.get_yaxis_transform(),
+            va="bottom",
+            fontsize=9.5,
+            color=INK,
+        )
+        name.set_gid(f"name-{b.rank}-{b.gpu_id}")
+        _bar(axes, y, b, 0.34, x_max)
+        label = axes.text(
+            0.0,
+            y - 0.22,
+            b.label,
+            transform=axes.get_yaxis_transform(),
+            va="top",
+            fontsize=8.5,
+            color=MUTED,
+        )
+        label.set_gid(f"label-{b.rank}-{b.gpu_id}")
+    axes.set_ylim(-(len(items) - 1) * row - 0.75, 0.75)
+
+
+def line_chart(
+    series: Sequence[Series],
+    title: str,
+    fmt: ImageFormat,
+    desc: str,
+    layout: ChartLayout = "wide",
+) -> bytes:
     """Median price per period and source, shaded between the period's min and max."""
-    from matplotlib.dates import date2num
+    from matplotlib.dates import AutoDateLocator, ConciseDateFormatter, date2num
     from matplotlib.ticker import FuncFormatter
 
     # The legend goes below the plot, two columns from three series on: inside it, eight
     # series covered the lines. The figure grows by its rows rather than squeeze the plot.
-    columns = 1 if len(series) <= 2 else 2
+    narrow = layout == "narrow"
+    columns = 1 if len(series) <= 2 or narrow else 2
     legend_rows = math.ceil(len(series) / columns)
-    figure = _figure(9.0, 4.2 + 0.2 * legend_rows)
+    if narrow:
+        figure = _figure(NARROW_INCHES, 3.4 + 0.2 * legend_rows)
+    else:
+        figure = _figure(9.0, 4.2 + 0.2 * legend_rows)
     axes = figure.add_subplot()
     _style_axes(axes)
     axes.grid(axis="y", color=GRID, linewidth=0.8)
-    figure.suptitle(title, x=0.01, ha="left", fontsize=12, color=INK, fontweight="bold")
+    shown = "\n".join(textwrap.wrap(title, NARROW_TITLE_CHARS)) if narrow else title
+    figure.suptitle(shown, x=0.01, ha="left", fontsize=12, color=INK, fontweight="bold")
     if not series:
         axes.set_axis_off()
         axes.text(0.5, 0.5, "No price observations", ha="center", va="center", color=MUTED)
@@ -235,6 +313,11 @@ def line_chart(series: Sequence[Series], title: str, fmt: ImageFormat, desc: str
         line.set_label(f"{s.label} ({s.kind}, n={s.n})")
         line.set_gid(f"series-{index}-{s.condition}")
     axes.xaxis_date()
+    if narrow:
+        # Five short date labels fit 4.4 inches ("2024", "Jul", ...): ISO dates overlapped.
+        locator = AutoDateLocator(minticks=3, maxticks=5)  # type: ignore[no-untyped-call]
+        axes.xaxis.set_major_locator(locator)
+        axes.xaxis.set_major_formatter(ConciseDateFormatter(locator))  # type: ignore[no-untyped-call]
     axes.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"${v:,.0f}"))
     axes.set_ylim(bottom=0)
     figure.legend(

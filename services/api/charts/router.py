@@ -15,7 +15,7 @@ from starlette.concurrency import run_in_threadpool
 
 from services.api.auth import KEY_OPTIONAL
 from services.api.charts import data, history_svg, render, service
-from services.api.charts.render import ImageFormat
+from services.api.charts.render import ChartLayout, ImageFormat
 from services.api.deps import SessionDep
 from services.api.prices.schemas import ConditionFilter
 from services.api.recommend.router import RECOMMEND_INPUTS, get_recommendation
@@ -25,6 +25,14 @@ router = APIRouter(tags=["charts"])
 
 RecommendationDep = Annotated[Response, Depends(get_recommendation)]
 FormatPath = Annotated[ImageFormat, Path(description="svg or png")]
+LayoutQuery = Annotated[
+    ChartLayout,
+    Query(
+        description="wide (default: documents, desktop screens) or narrow (a phone or a chat "
+        "preview, about 400 px across: the name, the bar and the price each on a line, so the "
+        "text is readable at the size it is shown)"
+    ),
+]
 IMAGE_RESPONSES: dict[int | str, dict[str, object]] = {
     200: {"content": {"image/svg+xml": {}, "image/png": {}}, "description": "the chart"}
 }
@@ -33,11 +41,15 @@ CACHE_CONTROL = "public, max-age=300"
 
 
 def recommendation_chart(
-    request: Request, answer: Response, metric: data.Metric, fmt: ImageFormat
+    request: Request,
+    answer: Response,
+    metric: data.Metric,
+    fmt: ImageFormat,
+    layout: ChartLayout = "wide",
 ) -> Response:
     body = bytes(answer.body)
     cache = service.image_cache(request.app)
-    key = (None, service.content_key("recommend", metric, fmt, body))
+    key = (None, service.content_key("recommend", metric, fmt, layout, body))
     image = cache.get(key)
     if image is None:
         response = RecommendResponse.model_validate_json(body)
@@ -49,7 +61,7 @@ def recommendation_chart(
             "bars: price, condition, kind and date of the price used"
         )
         desc = f"{subtitle}.\n{data.bars_text(bars, metric)}"
-        image = render.bar_chart(bars, metric, subtitle, footnote, fmt, desc)
+        image = render.bar_chart(bars, metric, subtitle, footnote, fmt, desc, layout)
         cache.put(key, image)
     return Response(
         image, media_type=render.MEDIA_TYPES[fmt], headers={"Cache-Control": CACHE_CONTROL}
@@ -73,11 +85,14 @@ def _date(value: datetime | None) -> str:
     summary="Perf per $1,000 of /recommend's answer as a bar chart (same query parameters)",
 )
 async def perf_per_dollar_chart(
-    request: Request, image_format: FormatPath, answer: RecommendationDep
+    request: Request,
+    image_format: FormatPath,
+    answer: RecommendationDep,
+    layout: LayoutQuery = "wide",
 ) -> Response:
     # Drawing takes tens of ms of CPU: keep it off the event loop.
     return await run_in_threadpool(
-        recommendation_chart, request, answer, "perf_per_dollar", image_format
+        recommendation_chart, request, answer, "perf_per_dollar", image_format, layout
     )
 
 
@@ -90,10 +105,13 @@ async def perf_per_dollar_chart(
     summary="Relative performance of /recommend's answer as a bar chart",
 )
 async def performance_chart(
-    request: Request, image_format: FormatPath, answer: RecommendationDep
+    request: Request,
+    image_format: FormatPath,
+    answer: RecommendationDep,
+    layout: LayoutQuery = "wide",
 ) -> Response:
     return await run_in_threadpool(
-        recommendation_chart, request, answer, "performance", image_format
+        recommendation_chart, request, answer, "performance", image_format, layout
     )
 
 
@@ -114,6 +132,7 @@ def price_history_chart(
         ConditionFilter | None, Query(description="'used' includes refurbished")
     ] = None,
     since: Annotated[datetime | None, Query(description="ISO 8601; UTC when no offset")] = None,
+    layout: LayoutQuery = "wide",
 ) -> Response:
     spec = service.resolve_gpu(gpu)
     if since is not None and since.tzinfo is None:
@@ -122,13 +141,14 @@ def price_history_chart(
     title = f"{data.short_name(spec.name)}: price history"
     desc = data.series_text(spec.name, series)
     cache = service.image_cache(request.app)
-    key = (None, service.content_key("prices", image_format, title, desc, repr(series)))
+    key = (None, service.content_key("prices", image_format, layout, title, desc, repr(series)))
     image = cache.get(key)
     if image is None:
-        if image_format == "svg":
+        if image_format == "svg" and layout == "wide":
             image = history_svg.line_chart(series, title, desc)
         else:
-            image = render.line_chart(series, title, image_format, desc)
+            # The narrow SVG is matplotlib's, as the PNG: history_svg lays out 1000 units.
+            image = render.line_chart(series, title, image_format, desc, layout)
         cache.put(key, image)
     return Response(
         image,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -79,6 +80,54 @@ def test_performance_chart_and_empty_answer(web_client):
     assert b"No GPU matches" in empty.content
 
 
+# matplotlib draws text as glyph paths scaled by font size / 100 (pt).
+_GLYPH_SCALE = re.compile(r"scale\(([0-9.]+) -")
+PHONE_PX = 390
+
+
+def _smallest_label_px(content: bytes, shown_px: int) -> float:
+    """The smallest name or price label's size in CSS px when the image is shown
+    `shown_px` wide (its width attribute is in pt)."""
+    root = ET.fromstring(content)
+    width_pt = float(root.get("width", "").removesuffix("pt"))
+    sizes = []
+    for element in root.iter():
+        if element.get("id", "").startswith(("label-", "name-")):
+            for child in element.iter():
+                match = _GLYPH_SCALE.search(child.get("transform", ""))
+                if match:
+                    sizes.append(float(match.group(1)) * 100)
+    assert sizes, "labels drawn"
+    # Shown shown_px wide, each of the image's width_pt points is shown_px / width_pt px.
+    return min(sizes) * shown_px / width_pt
+
+
+def test_narrow_charts_read_at_phone_width(web_client):
+    """A chart in a chat preview or on a phone is shown ~390 px across: the wide drawing's
+    price labels then come out at ~5 px; the narrow one's at 10 px or more, with the same
+    bars in the same order and each card's name and price on lines of their own."""
+    params = {"task": "cv", "memory_gb": 24}
+    body = _recommend(web_client, **params)
+    expected = [(r["rank"], r["gpu"]["id"]) for r in body["results"]]
+    wide = web_client.get("/charts/perf-per-dollar.svg", params=params)
+    narrow = web_client.get("/charts/perf-per-dollar.svg", params={**params, "layout": "narrow"})
+    assert narrow.status_code == 200
+    assert _svg_bars(narrow.content) == expected
+    ids = {e.get("id", "") for e in ET.fromstring(narrow.content).iter()}
+    for rank, gpu in expected:
+        assert {f"name-{rank}-{gpu}", f"label-{rank}-{gpu}"} <= ids
+    assert _smallest_label_px(wide.content, PHONE_PX) < 6
+    assert _smallest_label_px(narrow.content, PHONE_PX) >= 10
+    png = web_client.get("/charts/performance.png", params={**params, "layout": "narrow"})
+    width = mpimg.imread(io.BytesIO(png.content), format="png").shape[1]
+    assert 500 < width < 700  # 4.4 inches at 144 dpi
+    history_png = web_client.get("/charts/price-history.png?gpu=rtx-3090&layout=narrow")
+    assert history_png.content.startswith(PNG_SIGNATURE)
+    history = web_client.get("/charts/price-history.svg?gpu=rtx-3090&layout=narrow").content
+    assert float(ET.fromstring(history).get("width", "").removesuffix("pt")) <= 4.5 * 72
+    assert b"series-0-new" in history
+
+
 @pytest.mark.parametrize(
     ("url", "field", "valid"),
     [
@@ -89,6 +138,7 @@ def test_performance_chart_and_empty_answer(web_client):
         ("/charts/perf-per-dollar.svg?task=cv&memory_gb=8&params_b=7", "memory_gb", "params_b"),
         ("/charts/price-history.svg?gpu=voodoo-5", "gpu", "rtx-3090"),
         ("/charts/price-history.png?gpu=rtx-3090&condition=mint", "condition", "'new'"),
+        ("/charts/performance.svg?task=cv&layout=tall", "layout", "'wide' or 'narrow'"),
     ],
 )
 def test_bad_parameters_are_422_naming_field_and_valid_values(web_client, url, field, valid):
