@@ -165,7 +165,9 @@ def test_the_pages_links_answer_what_the_page_shows(web_client, query):
             "/recommend",
             "/charts/perf-per-dollar.svg",
             "/charts/perf-per-dollar.png",
+            "/charts/perf-per-dollar.png",  # narrow: for a phone or a chat preview
         ]
+        assert links[3].endswith("&layout=narrow")
         for link in links:
             assert web_client.get(link).status_code == 200, link
         ranked = web_client.get(links[0]).json()["results"]
