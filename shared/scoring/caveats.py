@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from shared.catalog.specs import GpuSpec
+from shared.catalog.specs import GpuSpec, load_catalog
 
 # A 1,600 W PSU is the largest many US outlets can feed; CPU and board take ~200 W.
 US_OUTLET_PSU_W = 1600
 SYSTEM_BASE_W = 200
 STALE_PRICE_DAYS = 90
+# A catalog source tag naming the card a figure was carried over from (gpu_catalog.md).
+ANALOGY_TAG = "analogy:"
 
 
 def build_caveats(
@@ -25,6 +27,7 @@ def build_caveats(
     notes: list[str] = []
     if not gpu.has_tensor_cores:
         notes.append("no Tensor Cores: poor deep-learning performance per dollar")
+    notes.extend(_analogy_caveats(gpu))
     if gpu.vendor == "AMD":
         notes.append("AMD ROCm: fewer frameworks and tricks than CUDA; throughput less certain")
     if gpu.geforce_eula:
@@ -47,6 +50,21 @@ def build_caveats(
                 f"older than {stale_days} days"
             )
     return notes
+
+
+def _analogy_caveats(gpu: GpuSpec) -> list[str]:
+    """A tensor rate carried over from another card is a guess for this one."""
+    by_id = load_catalog().by_id
+    names = [
+        by_id[tag.removeprefix(ANALOGY_TAG)].name
+        for tag in gpu.sources.split(";")
+        if tag.startswith(ANALOGY_TAG) and tag.removeprefix(ANALOGY_TAG) in by_id
+    ]
+    return [
+        f"tensor rate set by analogy with the {name} (no measurement of this card): "
+        "training answers less certain"
+        for name in names
+    ]
 
 
 def _multi_gpu_caveats(gpu: GpuSpec, count: int) -> list[str]:
