@@ -10,6 +10,11 @@ baseline's median, all measured in the same run. Nothing is asserted about time.
     .venv/bin/python -m bench.cli_start            # 7 rounds
     .venv/bin/python -m bench.cli_start --runs 15
     .venv/bin/python -m bench.cli_start --every-help
+    .venv/bin/python -m bench.cli_start --database  # + recommend on a seeded database
+
+With --database, `recommend` runs on a database seeded once beforehand, as each command
+opens it (checking that schema, bundled data and scores are current) and with that check
+off (GPU_ADVISOR_PREPARE_ON_START=false): the ratio of the two is what the check costs.
 """
 
 from __future__ import annotations
@@ -60,9 +65,20 @@ def subcommands() -> list[list[str]]:
     return below(typer.main.get_command(app), [])
 
 
-def commands(every_help: bool = False) -> dict[str, list[str]]:
+RECOMMEND = ["recommend", "--task", "cv", "--memory-gb", "24", "--limit", "3"]
+PREPARED, UNCHECKED = (
+    "gpu-advisor recommend (checks its database)",
+    "gpu-advisor recommend (no check)",
+)
+
+
+def commands(every_help: bool = False, database: bool = False) -> dict[str, list[str]]:
     """Label -> argv; the baseline first."""
     gpu_advisor = cli()
+    on_database = {
+        PREPARED: [*gpu_advisor, *RECOMMEND],
+        UNCHECKED: ["env", "GPU_ADVISOR_PREPARE_ON_START=false", *gpu_advisor, *RECOMMEND],
+    }
     helps = {
         f"gpu-advisor {' '.join(path)} --help": [*gpu_advisor, *path, "--help"]
         for path in (subcommands() if every_help else [])
@@ -80,6 +96,7 @@ def commands(every_help: bool = False) -> dict[str, list[str]]:
             str(PAGE),
         ],
         **helps,
+        **(on_database if database else {}),
     }
 
 
@@ -131,11 +148,18 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7, help="rounds of every command")
     parser.add_argument("--every-help", action="store_true", help="also every subcommand's --help")
+    parser.add_argument(
+        "--database", action="store_true", help="also recommend on a seeded database"
+    )
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as data_dir:
-        # None of these commands needs a database; an empty data directory proves it.
+        # The help and parse-page commands need no database; an empty data directory
+        # proves it. --database seeds one there first (not timed).
         env = {**os.environ, "GPU_ADVISOR_DATA_DIR": data_dir, "COLUMNS": "100"}
-        report(measure(commands(args.every_help), args.runs, env))
+        env.pop("GPU_ADVISOR_DATABASE_URL", None)
+        if args.database:
+            run_once([*cli(), "db", "seed"], env, Samples())
+        report(measure(commands(args.every_help, args.database), args.runs, env))
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from bench.cli_start import Samples, commands, main, run_once
+from bench.cli_start import PREPARED, UNCHECKED, Samples, commands, main, run_once
 
 
 def test_one_round_times_every_command_against_python(capsys: pytest.CaptureFixture[str]) -> None:
@@ -22,3 +22,11 @@ def test_one_round_times_every_command_against_python(capsys: pytest.CaptureFixt
 def test_a_failing_command_stops_the_bench() -> None:
     with pytest.raises(SystemExit, match="exited 3"):
         run_once([sys.executable, "-c", "raise SystemExit(3)"], {}, Samples())
+
+
+def test_database_round_times_recommend_with_and_without_the_check(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    main(["--runs", "1", "--database"])
+    out = capsys.readouterr().out
+    assert f"{PREPARED} " in out and f"{UNCHECKED} " in out
