@@ -14,7 +14,7 @@ import math
 import re
 import textwrap
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Literal, get_args
+from typing import TYPE_CHECKING, Literal
 from xml.sax.saxutils import escape
 
 from services.api.charts.data import METRIC_TITLES, Bar, Metric, Series
@@ -27,7 +27,6 @@ ImageFormat = Literal["svg", "png"]
 # "wide" for documents and desktop screens; "narrow" for a phone or a chat preview (about
 # 400 px across): one label per line, so its type reads at the size it is shown.
 ChartLayout = Literal["wide", "narrow"]
-CHART_LAYOUTS: tuple[ChartLayout, ...] = get_args(ChartLayout)
 # Figure widths (inches, 96 px each in the SVG and on a screen; PNG_DPI in the PNG).
 WIDE_INCHES, NARROW_INCHES = 10.0, 4.4
 # Characters per line of the narrow drawing's title (12 pt bold) and footnote (7.5 pt).
