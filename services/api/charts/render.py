@@ -208,16 +208,7 @@ def _wide_bars(axes: Axes, items: Sequence[Bar], x_max: float) -> None:
     for y, b in zip(positions, items, strict=True):
         _bar(axes, y, b, 0.62, x_max)
         # The price column sits right of the plot (x in axes units), aligned across bars.
-        label = axes.text(
-            1.02,
-            y,
-            b.label,
-            transform=axes.get_yaxis_transform(),
-            va="center",
-            fontsize=8.5,
-            color=MUTED,
-        )
-        label.set_gid(f"label-{b.rank}-{b.gpu_id}")
+        _price_label(axes, b, 1.02, y, "center")
     axes.set_yticks(positions, [f"{b.short}  {b.memory_gb:g} GB" for b in items])
     axes.tick_params(axis="y", labelsize=9.5, labelcolor=INK)
     axes.set_ylim(-0.6, len(items) - 0.4)
@@ -240,17 +231,16 @@ def _narrow_bars(axes: Axes, items: Sequence[Bar], x_max: float) -> None:
         )
         name.set_gid(f"name-{b.rank}-{b.gpu_id}")
         _bar(axes, y, b, 0.34, x_max)
-        label = axes.text(
-            0.0,
-            y - 0.22,
-            b.label,
-            transform=axes.get_yaxis_transform(),
-            va="top",
-            fontsize=8.5,
-            color=MUTED,
-        )
-        label.set_gid(f"label-{b.rank}-{b.gpu_id}")
+        _price_label(axes, b, 0.0, y - 0.22, "top")
     axes.set_ylim(-(len(items) - 1) * row - 0.75, 0.75)
+
+
+def _price_label(axes: Axes, b: Bar, x: float, y: float, va: str) -> None:
+    """The price a bar used (x in axes units, y in rows), with its id for tools."""
+    label = axes.text(
+        x, y, b.label, transform=axes.get_yaxis_transform(), va=va, fontsize=8.5, color=MUTED
+    )
+    label.set_gid(f"label-{b.rank}-{b.gpu_id}")
 
 
 def line_chart(
