@@ -21,6 +21,8 @@ CATALOG_SOURCE = (
 )
 
 # Precisions the API accepts, and the catalog column that holds each one's peak rate.
+# The source tag of a figure carried over from another card (gpu_catalog.md).
+ANALOGY_TAG = "analogy:"
 PRECISION_COLUMNS: dict[str, str] = {
     "fp16": "fp16_tensor_tflops",
     "bf16": "bf16_tensor_tflops",
@@ -73,6 +75,16 @@ class GpuSpec:
             return False
         # GTX 16 cards are Turing without Tensor Cores.
         return not self.is_gtx16
+
+    @property
+    def carried_over_from(self) -> tuple[str, ...]:
+        """Catalog ids this row's tensor rates were set by analogy with (source tag
+        `analogy:<id>`, gpu_catalog.md): no measurement or sheet of this card fixes them."""
+        return tuple(
+            tag.removeprefix(ANALOGY_TAG)
+            for tag in self.sources.split(";")
+            if tag.startswith(ANALOGY_TAG)
+        )
 
     @property
     def is_gtx16(self) -> bool:

@@ -189,7 +189,18 @@ class ClassModel:
         family = FAMILY_TASKS.get(task, task)
         klass = task_class(family, llm, implied_phase(family, precision, phase))
         if klass in TRAINING_CLASSES:
-            return self._training(gpu, klass, precision, layout, network, workload, training)
+            found = self._training(gpu, klass, precision, layout, network, workload, training)
+            if found is None or not gpu.carried_over_from:
+                return found
+            # A tensor rate set by analogy may be the card's full-rate count after all: the
+            # interval holds the prediction at that reading too.
+            other = self._training(
+                full_rate_reading(gpu), klass, precision, layout, network, workload, training
+            )
+            if other is None:
+                return found
+            interval = _spanning(found.single.interval, other.single.interval)
+            return replace(found, single=replace(found.single, interval=interval))
         if klass in LLM_CLASSES:
             return self._llm(gpu, klass, llm or default_llm(precision), layout)
         return self._vision(gpu, klass, precision, count)
@@ -579,6 +590,25 @@ class ClassModel:
             explanation=explanation,
             caveats=tuple(caveats),
         )
+
+
+# Matrix rates whose FP32-accumulate figure is halved on half-rate cards (catalog notes).
+HALF_RATE_COLUMNS = (
+    "fp16_tensor_tflops",
+    "bf16_tensor_tflops",
+    "tf32_tensor_tflops",
+    "fp8_tensor_tflops",
+)
+
+
+def full_rate_reading(gpu: GpuSpec) -> GpuSpec:
+    """`gpu` as if its carried-over half-rate tensor figures were the full-rate count."""
+    doubled = {
+        column: 2 * value
+        for column in HALF_RATE_COLUMNS
+        if (value := getattr(gpu, column)) is not None
+    }
+    return replace(gpu, sources="", **doubled)
 
 
 def _spanning(a: tuple[float, float], b: tuple[float, float]) -> tuple[float, float]:

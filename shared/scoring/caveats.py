@@ -10,8 +10,6 @@ from shared.catalog.specs import GpuSpec, load_catalog
 US_OUTLET_PSU_W = 1600
 SYSTEM_BASE_W = 200
 STALE_PRICE_DAYS = 90
-# A catalog source tag naming the card a figure was carried over from (gpu_catalog.md).
-ANALOGY_TAG = "analogy:"
 
 
 def build_caveats(
@@ -55,15 +53,11 @@ def build_caveats(
 def _analogy_caveats(gpu: GpuSpec) -> list[str]:
     """A tensor rate carried over from another card is a guess for this one."""
     by_id = load_catalog().by_id
-    names = [
-        by_id[tag.removeprefix(ANALOGY_TAG)].name
-        for tag in gpu.sources.split(";")
-        if tag.startswith(ANALOGY_TAG) and tag.removeprefix(ANALOGY_TAG) in by_id
-    ]
     return [
-        f"tensor rate set by analogy with the {name} (no measurement of this card): "
-        "training answers less certain"
-        for name in names
+        f"tensor rate set by analogy with the {by_id[other].name} (no measurement of this "
+        "card): training answers less certain"
+        for other in gpu.carried_over_from
+        if other in by_id
     ]
 
 

@@ -4,7 +4,7 @@ import pytest
 
 from shared.catalog.specs import load_catalog
 from shared.perfmodel.benchmark_sources.training_runs import ANSWERAI, GPU_INSIGHTS
-from shared.perfmodel.classmodel import ClassModel
+from shared.perfmodel.classmodel import ClassModel, full_rate_reading
 from shared.perfmodel.lab.llm_training_eval import (
     Predictor,
     RunPair,
@@ -129,3 +129,24 @@ def test_ada_workstation_cards_train_at_their_half_rate_tensor_figure():
     # The smaller Ada workstation cards by analogy: none outranks the RTX 6000 Ada.
     for smaller in ("rtx-2000-ada", "rtx-4000-ada", "rtx-4500-ada", "rtx-5000-ada"):
         assert value(smaller) < value("rtx-6000-ada")
+
+
+def test_a_tensor_rate_by_analogy_widens_the_interval_to_the_other_reading():
+    """The smaller Ada workstation cards' half-rate figures are carried over from the RTX
+    6000 Ada (catalog tag analogy:rtx-6000-ada): the interval also holds the prediction at
+    the full-rate count, which no measurement of these cards rules out."""
+    model = ClassModel()
+    by_id = load_catalog().by_id
+    card = by_id["rtx-5000-ada"]
+    assert card.carried_over_from == ("rtx-6000-ada",)
+    served = model.predict(card, "llm-training", "bf16")
+    full = model.predict(full_rate_reading(card), "llm-training", "bf16")
+    assert served is not None and full is not None
+    assert full.relative_throughput > 1.5 * served.relative_throughput
+    low, high = served.interval
+    assert low < served.relative_throughput < full.relative_throughput <= high
+    # A measured card keeps the class interval.
+    measured = by_id["rtx-6000-ada"]
+    assert measured.carried_over_from == ()
+    p = model.predict(measured, "llm-training", "bf16")
+    assert p is not None and p.interval[1] < 1.5 * p.relative_throughput
