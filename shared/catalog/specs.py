@@ -20,9 +20,9 @@ CATALOG_SOURCE = (
     "GPU Poet spec files CC BY-SA 4.0)"
 )
 
-# Precisions the API accepts, and the catalog column that holds each one's peak rate.
 # The source tag of a figure carried over from another card (gpu_catalog.md).
 ANALOGY_TAG = "analogy:"
+# Precisions the API accepts, and the catalog column that holds each one's peak rate.
 PRECISION_COLUMNS: dict[str, str] = {
     "fp16": "fp16_tensor_tflops",
     "bf16": "bf16_tensor_tflops",
