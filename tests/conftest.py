@@ -6,9 +6,10 @@ import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
-from sqlalchemy import create_engine, text
+from sqlalchemy import Connection, create_engine, event, text
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
@@ -109,9 +110,25 @@ def engine(migrated_url: str) -> Iterator[Engine]:
     engine.dispose()
 
 
+def _begin_explicitly(dbapi_connection: Any, _record: Any) -> None:
+    dbapi_connection.isolation_level = None
+
+
+def _emit_begin(connection: Connection) -> None:
+    connection.exec_driver_sql("BEGIN")
+
+
 @pytest.fixture
-def session(engine: Engine) -> Iterator[Session]:
-    """A session whose work, commits included, is rolled back after the test."""
+def session(migrated_url: str) -> Iterator[Session]:
+    """A session whose work, commits included, is rolled back after the test.
+
+    On SQLite its engine begins transactions itself: pysqlite's default begins none until
+    the first write, so the outermost SAVEPOINT a commit releases would write to the
+    shared database and leak into the next test on the same worker."""
+    engine = make_engine(migrated_url)
+    if engine.dialect.name == "sqlite":
+        event.listen(engine, "connect", _begin_explicitly)
+        event.listen(engine, "begin", _emit_begin)
     connection = engine.connect()
     transaction = connection.begin()
     session = Session(bind=connection, join_transaction_mode="create_savepoint")
@@ -121,3 +138,4 @@ def session(engine: Engine) -> Iterator[Session]:
         session.close()
         transaction.rollback()
         connection.close()
+        engine.dispose()
