@@ -22,6 +22,9 @@ CATALOG_SOURCE = (
 
 # The source tag of a figure carried over from another card (gpu_catalog.md).
 ANALOGY_TAG = "analogy:"
+# The source tag of tensor rates computed at the full FP32-accumulate rate that no sheet
+# or measurement of the card confirms (gpu_catalog.md).
+ASSUMED_FULL_RATE_TAG = "assumed:full-rate-fp32-accumulate"
 # Precisions the API accepts, and the catalog column that holds each one's peak rate.
 PRECISION_COLUMNS: dict[str, str] = {
     "fp16": "fp16_tensor_tflops",
@@ -85,6 +88,12 @@ class GpuSpec:
             for tag in self.sources.split(";")
             if tag.startswith(ANALOGY_TAG)
         )
+
+    @property
+    def full_rate_assumed(self) -> bool:
+        """Whether this row's tensor rates are an assumed full FP32-accumulate rate (source
+        tag ASSUMED_FULL_RATE_TAG): half, as on GeForce cards, is not ruled out."""
+        return ASSUMED_FULL_RATE_TAG in self.sources.split(";")
 
     @property
     def is_gtx16(self) -> bool:

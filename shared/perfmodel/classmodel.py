@@ -190,13 +190,12 @@ class ClassModel:
         klass = task_class(family, llm, implied_phase(family, precision, phase))
         if klass in TRAINING_CLASSES:
             found = self._training(gpu, klass, precision, layout, network, workload, training)
-            if found is None or not gpu.carried_over_from:
+            reading = other_tensor_reading(gpu)
+            if found is None or reading is None:
                 return found
-            # A tensor rate set by analogy may be the card's full-rate count after all: the
-            # interval holds the prediction at that reading too.
-            other = self._training(
-                full_rate_reading(gpu), klass, precision, layout, network, workload, training
-            )
+            # A tensor rate no measurement of the card settles: the interval holds the
+            # prediction at the other reading too.
+            other = self._training(reading, klass, precision, layout, network, workload, training)
             if other is None:
                 return found
             interval = _spanning(found.single.interval, other.single.interval)
@@ -601,14 +600,22 @@ HALF_RATE_COLUMNS = (
 )
 
 
-def full_rate_reading(gpu: GpuSpec) -> GpuSpec:
-    """`gpu` as if its carried-over half-rate tensor figures were the full-rate count."""
-    doubled = {
-        column: 2 * value
+def other_tensor_reading(gpu: GpuSpec) -> GpuSpec | None:
+    """`gpu` at the FP32-accumulate tensor rate its catalog row does not take but no
+    measurement of it rules out: the full-rate count for half-rate figures carried over by
+    analogy, half for an assumed full rate. None where the row's rate is settled."""
+    if gpu.carried_over_from:
+        factor = 2.0
+    elif gpu.full_rate_assumed:
+        factor = 0.5
+    else:
+        return None
+    scaled = {
+        column: factor * value
         for column in HALF_RATE_COLUMNS
         if (value := getattr(gpu, column)) is not None
     }
-    return replace(gpu, sources="", **doubled)
+    return replace(gpu, sources="", **scaled)
 
 
 def _spanning(a: tuple[float, float], b: tuple[float, float]) -> tuple[float, float]:

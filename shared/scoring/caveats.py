@@ -51,14 +51,21 @@ def build_caveats(
 
 
 def _analogy_caveats(gpu: GpuSpec) -> list[str]:
-    """A tensor rate carried over from another card is a guess for this one."""
+    """A tensor rate carried over from another card, or assumed, is a guess for this one."""
     by_id = load_catalog().by_id
-    return [
+    notes = [
         f"tensor rate set by analogy with the {by_id[other].name} (no measurement of this "
         "card): training answers less certain"
         for other in gpu.carried_over_from
         if other in by_id
     ]
+    if gpu.full_rate_assumed:
+        notes.append(
+            "tensor rate assumed at the full FP32-accumulate rate (no sheet or measurement "
+            "of this card settles it; at half, as on GeForce cards, training is slower): "
+            "training answers less certain"
+        )
+    return notes
 
 
 def _multi_gpu_caveats(gpu: GpuSpec, count: int) -> list[str]:

@@ -4,7 +4,7 @@ import pytest
 
 from shared.catalog.specs import load_catalog
 from shared.perfmodel.benchmark_sources.training_runs import ANSWERAI, GPU_INSIGHTS
-from shared.perfmodel.classmodel import ClassModel, full_rate_reading
+from shared.perfmodel.classmodel import ClassModel, other_tensor_reading
 from shared.perfmodel.lab.llm_training_eval import (
     Predictor,
     RunPair,
@@ -140,7 +140,9 @@ def test_a_tensor_rate_by_analogy_widens_the_interval_to_the_other_reading():
     card = by_id["rtx-5000-ada"]
     assert card.carried_over_from == ("rtx-6000-ada",)
     served = model.predict(card, "llm-training", "bf16")
-    full = model.predict(full_rate_reading(card), "llm-training", "bf16")
+    reading = other_tensor_reading(card)
+    assert reading is not None
+    full = model.predict(reading, "llm-training", "bf16")
     assert served is not None and full is not None
     assert full.relative_throughput > 1.5 * served.relative_throughput
     low, high = served.interval
@@ -150,3 +152,21 @@ def test_a_tensor_rate_by_analogy_widens_the_interval_to_the_other_reading():
     assert measured.carried_over_from == ()
     p = model.predict(measured, "llm-training", "bf16")
     assert p is not None and p.interval[1] < 1.5 * p.relative_throughput
+
+
+def test_an_assumed_full_tensor_rate_widens_the_interval_to_half():
+    """The RTX PRO 6000 Blackwell's full FP32-accumulate rate is computed, not confirmed
+    (catalog tag assumed:full-rate-fp32-accumulate): the interval also holds the prediction
+    at half, the GeForce RTX 5090's per-SM rate."""
+    model = ClassModel()
+    card = load_catalog().by_id["rtx-pro-6000-blackwell"]
+    assert card.full_rate_assumed and not card.carried_over_from
+    reading = other_tensor_reading(card)
+    assert reading is not None
+    assert reading.bf16_tensor_tflops == pytest.approx(card.bf16_tensor_tflops / 2)
+    served = model.predict(card, "llm-training", "bf16")
+    half = model.predict(reading, "llm-training", "bf16")
+    assert served is not None and half is not None
+    assert half.relative_throughput < 0.7 * served.relative_throughput
+    assert served.interval[0] <= half.interval[0] < half.relative_throughput
+    assert other_tensor_reading(load_catalog().by_id["rtx-5090"]) is None

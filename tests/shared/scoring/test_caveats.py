@@ -21,3 +21,17 @@ def test_a_tensor_rate_carried_over_from_another_card_says_so():
     ]
     for gpu_id in ("rtx-6000-ada", "rtx-4090", "h100-sxm5"):
         assert not [c for c in _caveats(gpu_id) if "by analogy" in c]
+
+
+def test_an_assumed_full_tensor_rate_says_so():
+    """The RTX PRO 6000 Blackwell editions' FP32-accumulate rate is computed at the full
+    rate, which no sheet or measurement of them confirms (catalog tag
+    assumed:full-rate-fp32-accumulate); a datasheet or a GeForce count settles the others'."""
+    for gpu_id in (
+        "rtx-pro-6000-blackwell",
+        "rtx-pro-6000-blackwell-max-q",
+        "rtx-pro-6000-blackwell-server",
+    ):
+        assert [c for c in _caveats(gpu_id) if "assumed at the full" in c], gpu_id
+    for gpu_id in ("rtx-5090", "l40s", "rtx-6000-ada", "rtx-4000-ada"):
+        assert not [c for c in _caveats(gpu_id) if "assumed at the full" in c], gpu_id
