@@ -24,7 +24,14 @@ def build_caveats(
 ) -> list[str]:
     notes: list[str] = []
     if not gpu.has_tensor_cores:
-        notes.append("no Tensor Cores: poor deep-learning performance per dollar")
+        # Said as what the card does, not as a verdict: the ranking already prices it in
+        # (an RX 7900 XTX can top a training ranking by perf per dollar).
+        notes.append(
+            "no Tensor Cores: matrix math runs as WMMA instructions on the shader units"
+            if gpu.architecture == "RDNA 3"
+            else "no Tensor Cores: matrix math runs on the shader units, at a fraction of a "
+            "Tensor Core card's rate"
+        )
     notes.extend(_analogy_caveats(gpu))
     if gpu.vendor == "AMD":
         notes.append("AMD ROCm: fewer frameworks and tricks than CUDA; throughput less certain")

@@ -35,3 +35,13 @@ def test_an_assumed_full_tensor_rate_says_so():
         assert [c for c in _caveats(gpu_id) if "assumed at the full" in c], gpu_id
     for gpu_id in ("rtx-5090", "l40s", "rtx-6000-ada", "rtx-4000-ada"):
         assert not [c for c in _caveats(gpu_id) if "assumed at the full" in c], gpu_id
+
+
+def test_a_card_without_tensor_cores_is_told_what_it_does_not_judged():
+    """The caveat describes the hardware; the ranking, not the caveat, says what it is worth
+    (an RX 7900 XTX may top a perf-per-dollar ranking)."""
+    amd = [c for c in _caveats("rx-7900-xtx") if c.startswith("no Tensor Cores")]
+    nvidia = [c for c in _caveats("gtx-1080-ti") if c.startswith("no Tensor Cores")]
+    assert amd == ["no Tensor Cores: matrix math runs as WMMA instructions on the shader units"]
+    assert len(nvidia) == 1 and "shader units" in nvidia[0] and "WMMA" not in nvidia[0]
+    assert not [c for c in _caveats("rtx-3090") if c.startswith("no Tensor Cores")]
