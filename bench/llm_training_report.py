@@ -17,6 +17,7 @@ from pathlib import Path
 from shared.perfmodel.benchmark_sources.training_runs import TrainingRun
 from shared.perfmodel.classmodel import CLASS_MODEL_VERSION, PARAMS_DIR, ClassModel
 from shared.perfmodel.lab import fsdp_traffic as ft
+from shared.perfmodel.lab import small_model_blend as sb
 from shared.perfmodel.lab.llm_training_eval import (
     Predictor,
     RunPair,
@@ -78,9 +79,23 @@ def _worst(predictor: Predictor, r: SplitResult, n: int = 6) -> list[str]:
     return lines
 
 
-def _ratio(predictor: Predictor, runs: list[TrainingRun], table: str, a: str, b: str) -> str:
+CASES = (
+    ("gpu-insights resnet50 ver2 fp16", "h100-sxm5", "rtx-5090"),
+    ("gpu-insights resnet50 ver2 fp32", "h100-sxm5", "rtx-5090"),
+    ("gpu-insights resnet50 ver2 fp16", "rtx-pro-6000-blackwell", "rtx-5090"),
+    ("gpu-insights vit ver2 fp16", "a100-40gb-sxm4", "rtx-3090"),
+    ("answer.ai llama-2-70b qlora cross-hardware", "h100-sxm5", "a100-40gb-sxm4"),
+)
+
+
+def _pair_runs(runs: list[TrainingRun], table: str, a: str, b: str) -> tuple[TrainingRun, ...]:
     ra = next(r for r in runs if r.table_id == table and r.gpu_id == a)
     rb = next(r for r in runs if r.table_id == table and r.gpu_id == b and r.gpus == ra.gpus)
+    return ra, rb
+
+
+def _ratio(predictor: Predictor, runs: list[TrainingRun], table: str, a: str, b: str) -> str:
+    ra, rb = _pair_runs(runs, table, a, b)
     fitted = predictor.fitted(ra, SIZE_EXPONENT) / predictor.fitted(rb, SIZE_EXPONENT)
     before = predictor.served_llm(ra) / predictor.served_llm(rb)
     nlp = predictor.served_nlp(ra) / predictor.served_nlp(rb)
@@ -128,6 +143,26 @@ def _fsdp(predictor: Predictor, runs: list[TrainingRun]) -> dict[str, str]:
     }
 
 
+def _blend(predictor: Predictor, pairs: list[RunPair], runs: list[TrainingRun]) -> dict[str, str]:
+    """The not-kept spec blend's held-out figures (lab/small_model_blend.py)."""
+    score = sb.leave_one_gpu_out(predictor, pairs)
+    blend = score.in_sample
+    cases = []
+    for table, a, b in CASES:
+        ra, rb = _pair_runs(runs, table, a, b)
+        ratio = math.exp(blend.log_value(ra) - blend.log_value(rb))
+        cases.append(f"{a} / {b} {ratio:.2f} ({ra.value / rb.value:.2f} measured)")
+    return {
+        "blend_median": _pct(score.median()),
+        "blend_gpu_insights": _pct(score.median("gpu-insights")),
+        "blend_answer_ai": _pct(score.median("answer.ai")),
+        "blend_p90": _pct(score.p90),
+        "blend_w": f"{blend.matrix_weight:g}",
+        "blend_k": f"{blend.size_exponent:g}",
+        "blend_cases": "; ".join(cases),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     default = CLASS_MODEL_VERSION
@@ -171,23 +206,7 @@ def main() -> None:
     cases = [
         "| table | pair | measured | before (MLPerf share) | by size | nlp |",
         "|---|---|---|---|---|---|",
-        _ratio(predictor, runs, "gpu-insights resnet50 ver2 fp16", "h100-sxm5", "rtx-5090"),
-        _ratio(predictor, runs, "gpu-insights resnet50 ver2 fp32", "h100-sxm5", "rtx-5090"),
-        _ratio(
-            predictor,
-            runs,
-            "gpu-insights resnet50 ver2 fp16",
-            "rtx-pro-6000-blackwell",
-            "rtx-5090",
-        ),
-        _ratio(predictor, runs, "gpu-insights vit ver2 fp16", "a100-40gb-sxm4", "rtx-3090"),
-        _ratio(
-            predictor,
-            runs,
-            "answer.ai llama-2-70b qlora cross-hardware",
-            "h100-sxm5",
-            "a100-40gb-sxm4",
-        ),
+        *(_ratio(predictor, runs, table, a, b) for table, a, b in CASES),
     ]
     largest = [
         "\n".join(
@@ -196,6 +215,7 @@ def main() -> None:
         for r in results
     ]
     fsdp = _fsdp(predictor, runs)
+    served_logo = results[-1].scores[0]
     text = report_text(
         "llm_training",
         version=args.version,
@@ -229,6 +249,9 @@ def main() -> None:
         fsdp_error_nvlink=fsdp["error_nvlink"],
         fsdp_peak_low=fsdp["peak_low"],
         fsdp_peak_high=fsdp["peak_high"],
+        served_logo_median=_pct(served_logo.median),
+        served_logo_p90=_pct(served_logo.p90),
+        **_blend(predictor, pairs, runs),
     )
     OUT.write_text(text + "\n")
     print(f"wrote {OUT}")
