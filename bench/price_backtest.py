@@ -1,6 +1,6 @@
 """Backtest of today's price estimate: hide the newest months, estimate them from older data.
 
-    .venv/bin/python bench/price_backtest.py
+    .venv/bin/python -m bench.price_backtest
 
 Loads the bundled prices into a temporary SQLite database, then for each cut-off month:
 - **time split**: every price from the cut-off on is hidden; the index and its volatility
