@@ -162,7 +162,7 @@ def test_an_assumed_full_tensor_rate_widens_the_interval_to_half():
     card = load_catalog().by_id["rtx-pro-6000-blackwell"]
     assert card.full_rate_assumed and not card.carried_over_from
     reading = other_tensor_reading(card)
-    assert reading is not None
+    assert reading is not None and card.bf16_tensor_tflops is not None
     assert reading.bf16_tensor_tflops == pytest.approx(card.bf16_tensor_tflops / 2)
     served = model.predict(card, "llm-training", "bf16")
     half = model.predict(reading, "llm-training", "bf16")
