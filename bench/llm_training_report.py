@@ -153,13 +153,13 @@ def _blend(predictor: Predictor, pairs: list[RunPair], runs: list[TrainingRun]) 
         ratio = math.exp(blend.log_value(ra) - blend.log_value(rb))
         cases.append(f"{a} / {b} {ratio:.2f} ({ra.value / rb.value:.2f} measured)")
     return {
-        "blend_median": _pct(score.median()),
-        "blend_gpu_insights": _pct(score.median("gpu-insights")),
-        "blend_answer_ai": _pct(score.median("answer.ai")),
-        "blend_p90": _pct(score.p90),
-        "blend_w": f"{blend.matrix_weight:g}",
-        "blend_k": f"{blend.size_exponent:g}",
-        "blend_cases": "; ".join(cases),
+        "median": _pct(score.median()),
+        "gpu_insights": _pct(score.median("gpu-insights")),
+        "answer_ai": _pct(score.median("answer.ai")),
+        "p90": _pct(score.p90),
+        "w": f"{blend.matrix_weight:g}",
+        "k": f"{blend.size_exponent:g}",
+        "cases": "; ".join(cases),
     }
 
 
@@ -216,6 +216,7 @@ def main() -> None:
     ]
     fsdp = _fsdp(predictor, runs)
     served_logo = results[-1].scores[0]
+    blend = _blend(predictor, pairs, runs)
     text = report_text(
         "llm_training",
         version=args.version,
@@ -251,7 +252,13 @@ def main() -> None:
         fsdp_peak_high=fsdp["peak_high"],
         served_logo_median=_pct(served_logo.median),
         served_logo_p90=_pct(served_logo.p90),
-        **_blend(predictor, pairs, runs),
+        blend_median=blend["median"],
+        blend_gpu_insights=blend["gpu_insights"],
+        blend_answer_ai=blend["answer_ai"],
+        blend_p90=blend["p90"],
+        blend_w=blend["w"],
+        blend_k=blend["k"],
+        blend_cases=blend["cases"],
     )
     OUT.write_text(text + "\n")
     print(f"wrote {OUT}")
