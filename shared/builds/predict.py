@@ -21,6 +21,7 @@ from shared.perfmodel.llm_training import (
     canonical_mode,
     matrix_share,
 )
+from shared.perfmodel.memory import FULL, LORA, QLORA, llm_memory, split_across
 from shared.perfmodel.power import power_limit
 from shared.perfmodel.scaling import interconnect_class
 from shared.perfmodel.workloads import (
@@ -35,7 +36,15 @@ from shared.perfmodel.workloads import (
     WEIGHT_FORMATS,
     LlmWorkload,
     default_llm,
+    weights_for,
 )
+
+# What each fine-tuning mode keeps per parameter (memory.py's accounting).
+TRAINING_STATE = {
+    FULL: "16 bytes per parameter (weights, gradients, fp32 master weights, Adam)",
+    LORA: "frozen weights at {weights}, adapters with their Adam states",
+    QLORA: "frozen weights in 4-bit NF4, adapters with their Adam states",
+}
 
 # Every /recommend task; "cv" and "nlp" are also the training families.
 TASKS = tuple(TASK_CLASS)
@@ -274,6 +283,9 @@ def predict_full(
     # The model times the batch the split's memory holds; the answer says which.
     serving = None if llm is None else serving_batch(gpu, llm, tp=result.tensor_parallel)
     caveats = list(prediction.caveats)
+    memory = _training_memory(gpu, task, precision, training, count)
+    if memory is not None and not memory["fits"]:
+        caveats.append(memory["caveat"])
     power: dict[str, float] | None = None
     if power_limit_w is not None:
         try:
@@ -313,14 +325,18 @@ def predict_full(
         "network": network if layout.nodes > 1 else None,
         "llm": None if llm is None or serving is None else _llm_answer(llm, serving),
         "prefill": _prefill(model, gpu, task, precision, llm),
-        "training": _training_answer(model, task, training),
+        "training": _training_answer(model, task, training, memory),
     }
 
 
 def _training_answer(
-    model: ClassModel, task: str, training: LlmTraining | None
+    model: ClassModel,
+    task: str,
+    training: LlmTraining | None,
+    memory: dict[str, Any] | None,
 ) -> dict[str, Any] | None:
-    """llm-training: the model size and mode timed, and the matrix share they give."""
+    """llm-training: the model size and mode timed, the matrix share they give, and the
+    memory they need."""
     if task != "llm-training":
         return None
     llm = training or DEFAULT_TRAINING
@@ -330,6 +346,37 @@ def _training_answer(
         "mode": llm.mode,
         "matrix_share": round(matrix_share(llm, ceiling), 4),
         "assumed": training is None,
+        "memory": None if memory is None else {k: v for k, v in memory.items() if k != "caveat"},
+    }
+
+
+def _training_memory(
+    gpu: GpuSpec, task: str, precision: str, training: LlmTraining | None, count: int
+) -> dict[str, Any] | None:
+    """llm-training: the memory the fine-tune needs, sharded over the build's GPUs (FSDP),
+    sized as /recommend sizes it by default (memory.py), and whether it fits."""
+    if task != "llm-training":
+        return None
+    llm = training or DEFAULT_TRAINING
+    weights = weights_for(precision)
+    whole = llm_memory(llm.params_b, weights, llm.mode, context=DEFAULT_LLM_CONTEXT)
+    per_gpu = split_across(whole, count).total_gb
+    held = TRAINING_STATE[llm.mode].format(weights=weights)
+    basis = (
+        f"{held}; a batch of one {DEFAULT_LLM_CONTEXT:,}-token sequence with gradient "
+        "checkpointing; sharded over the GPUs (FSDP)"
+    )
+    over = f", {per_gpu:.0f} GB per GPU over {count}," if count > 1 else ""
+    return {
+        "total_gb": round(whole.total_gb, 2),
+        "per_gpu_gb": round(per_gpu, 2),
+        "fits": per_gpu <= gpu.memory_gb,
+        "basis": basis,
+        "caveat": (
+            f"a {llm.params_b:g}B {llm.mode} fine-tune needs ~{whole.total_gb:.0f} GB{over} at "
+            f"a batch of one {DEFAULT_LLM_CONTEXT:,}-token sequence: does not fit on "
+            f"{count} x {gpu.memory_gb:g} GB"
+        ),
     }
 
 

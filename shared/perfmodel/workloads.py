@@ -235,7 +235,12 @@ def task_class(task: str, llm: LlmWorkload | None = None, phase: str | None = No
     return TASK_CLASS[task]
 
 
+def weights_for(precision: str) -> str:
+    """The weight format a precision implies: 8-bit compute keeps 8-bit weights, all
+    else is stored in 16 bits (bf16 where asked)."""
+    return {"fp8": "fp8", "int8": "int8", "bf16": "bf16"}.get(precision, "fp16")
+
+
 def default_llm(precision: str = "fp16") -> LlmWorkload:
     """The LLM the llm-inference ranking assumes when none is given."""
-    weights = {"fp8": "fp8", "int8": "int8", "bf16": "bf16"}.get(precision, "fp16")
-    return LlmWorkload(DEFAULT_LLM_PARAMS_B, weights=weights)
+    return LlmWorkload(DEFAULT_LLM_PARAMS_B, weights=weights_for(precision))

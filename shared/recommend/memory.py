@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from shared.kit.errors import InputError
 from shared.perfmodel.llm_shapes import LlmShape, ShapeInputError, resolve
 from shared.perfmodel.memory import INFERENCE, llm_memory, split_across
-from shared.perfmodel.workloads import LlmWorkload
+from shared.perfmodel.workloads import LlmWorkload, weights_for
 from shared.recommend.schemas import LlmMode, MemoryEstimateOut, WeightPrecision
 
 
 def default_weights(precision: str) -> WeightPrecision:
     """8-bit compute implies 8-bit weights; everything else is stored in 16 bits."""
-    if precision == "fp8":
-        return "fp8"
-    if precision == "int8":
-        return "int8"
-    return "bf16" if precision == "bf16" else "fp16"
+    return cast(WeightPrecision, weights_for(precision))
 
 
 def request_shape(

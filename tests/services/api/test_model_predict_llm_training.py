@@ -1,3 +1,5 @@
+from typing import Any
+
 import pytest
 
 
@@ -9,6 +11,7 @@ def test_model_predict_llm_training_takes_the_model_size_and_mode(market_client)
         "mode": "lora",
         "matrix_share": default["training"]["matrix_share"],
         "assumed": True,
+        "memory": default["training"]["memory"],
     }
     small = market_client.get(
         "/model/predict", params={**params, "params_b": 0.1, "mode": "full"}
@@ -44,3 +47,34 @@ def test_model_predict_llm_training_bad_input_is_422(market_client, params, fiel
     assert response.status_code == 422, response.text
     assert response.json()["message"].startswith(f"{field}:")
     assert hint in response.json()["message"]
+
+
+def test_model_predict_llm_training_says_when_the_fine_tune_does_not_fit(market_client):
+    """The memory /recommend sizes a fine-tune with (gradient checkpointing, one 4,096-token
+    sequence, sharded over the GPUs), said beside the speed: an 8 B LoRA fits one 24 GB
+    card, a 70 B full fine-tune does not, and a 70 B QLoRA is over 24 GB on each of two
+    cards at 4,096 tokens (Answer.AI ran it at 256 x 4)."""
+    params = {"gpu": "rtx-4090", "task": "llm-training", "precision": "bf16"}
+
+    def ask(**extra: object) -> dict[str, Any]:
+        response = market_client.get("/model/predict", params={**params, **extra})
+        assert response.status_code == 200, response.text
+        body: dict[str, Any] = response.json()
+        return body
+
+    lora = ask(params_b=8, mode="lora")
+    memory = lora["training"]["memory"]
+    assert memory["fits"] and 16 < memory["per_gpu_gb"] <= 24
+    assert "gradient checkpointing" in memory["basis"]
+    assert not [c for c in lora["caveats"] if "does not fit" in c]
+    full = ask(params_b=70, mode="full")
+    assert not full["training"]["memory"]["fits"]
+    assert full["training"]["memory"]["total_gb"] > 1000  # 16 bytes a parameter
+    [said] = [c for c in full["caveats"] if "does not fit" in c]
+    assert said.startswith("a 70B full fine-tune needs ~") and "1 x 24 GB" in said
+    pair = ask(params_b=70, mode="qlora", count=2)["training"]["memory"]
+    assert pair["per_gpu_gb"] == pytest.approx(pair["total_gb"] / 2, rel=0.05)
+    assert "NF4" in pair["basis"]
+    eight = ask(params_b=70, mode="qlora", count=8)
+    assert eight["training"]["memory"]["fits"]
+    assert not [c for c in eight["caveats"] if "does not fit" in c]
