@@ -60,6 +60,10 @@ class GpuSpec:
     tf32_tensor_tflops: float | None
     int8_tensor_tops: float | None
     fp8_tensor_tflops: float | None
+    # Peak FP16 tensor rate with FP16 accumulation (llama.cpp's cuBLAS path): twice the
+    # FP32-accumulate columns on half-rate cards (GeForce, L40, Ada workstation), the
+    # same elsewhere; blank without tensor or matrix cores (gpu_catalog.md).
+    fp16_accumulate_tflops: float | None
     tdp_w: int
     slot_width: int
     pcie_gen: int
@@ -88,6 +92,12 @@ class GpuSpec:
             for tag in self.sources.split(";")
             if tag.startswith(ANALOGY_TAG)
         )
+
+    @property
+    def half_rate_fp32_accumulate(self) -> bool:
+        """Whether the tensor columns are half the FP16-accumulate rate (GeForce-style)."""
+        fp16, accumulate = self.fp16_tensor_tflops, self.fp16_accumulate_tflops
+        return fp16 is not None and accumulate is not None and accumulate > 1.5 * fp16
 
     @property
     def full_rate_assumed(self) -> bool:
@@ -132,6 +142,7 @@ def _row_to_spec(row: dict[str, str]) -> GpuSpec:
         tf32_tensor_tflops=_opt_float(row["tf32_tensor_tflops"]),
         int8_tensor_tops=_opt_float(row["int8_tensor_tops"]),
         fp8_tensor_tflops=_opt_float(row["fp8_tensor_tflops"]),
+        fp16_accumulate_tflops=_opt_float(row["fp16_accumulate_tflops"]),
         tdp_w=int(row["tdp_w"]),
         slot_width=int(row["slot_width"]),
         pcie_gen=int(row["pcie_gen"]),

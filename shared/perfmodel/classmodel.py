@@ -602,10 +602,12 @@ HALF_RATE_COLUMNS = (
 
 def other_tensor_reading(gpu: GpuSpec) -> GpuSpec | None:
     """`gpu` at the FP32-accumulate tensor rate its catalog row does not take but no
-    measurement of it rules out: the full-rate count for half-rate figures carried over by
-    analogy, half for an assumed full rate. None where the row's rate is settled."""
-    if gpu.carried_over_from:
-        factor = 2.0
+    measurement of it rules out: the full-rate count (the catalog's FP16-accumulate column)
+    for half-rate figures carried over by analogy, half for an assumed full rate. None
+    where the row's rate is settled."""
+    full, fp16 = gpu.fp16_accumulate_tflops, gpu.fp16_tensor_tflops
+    if gpu.carried_over_from and gpu.half_rate_fp32_accumulate and full and fp16:
+        factor = full / fp16
     elif gpu.full_rate_assumed:
         factor = 0.5
     else:

@@ -77,16 +77,6 @@ CHIP_CLASSES = (GEFORCE, WORKSTATION, DATACENTER_GDDR, DATACENTER_HBM, NO_TENSOR
 REFERENCE_CLASS = GEFORCE
 REFERENCE_ARCHITECTURE = "Ampere"
 
-# GeForce generations whose FP16 tensor rate with FP32 accumulation is half the
-# FP16-accumulate rate (gpu_catalog.md, Dettmers 2020); TITANs run both at full rate.
-HALVED_GEFORCE_ARCHITECTURES = frozenset({"Turing", "Ampere", "Ada Lovelace", "Blackwell"})
-# Parts outside GeForce whose catalog FP16 tensor figure is likewise the half-rate
-# FP32-accumulate one (the catalog's notes): the L40 by its datasheet, and the Ada
-# workstation cards, whose training ratios measured by Lambda show no full-rate FP32
-# accumulate (RTX 6000 Ada; the smaller ones by analogy).
-HALVED_NON_GEFORCE = frozenset({"l40"})
-HALVED_WORKSTATION_ARCHITECTURES = frozenset({"Ada Lovelace"})
-FP16_ACCUMULATE_FACTOR = 2.0
 BASE_SHARE = 0.4
 DP4A_FACTOR = 4.0
 BANDWIDTH_EFFICIENCY = 0.8  # as inference.py: STREAM-like share of the datasheet rate
@@ -119,30 +109,16 @@ def family_of(stack: str) -> str:
     return STACK_FAMILY.get(stack, FP32_ACCUMULATE)
 
 
-def is_halved(gpu: GpuSpec) -> bool:
-    """Cards whose catalog FP16 tensor rate is half their FP16-accumulate rate: GeForce
-    (TITANs aside), HALVED_NON_GEFORCE and the Ada workstation cards."""
-    if gpu.segment == "workstation" and gpu.architecture in HALVED_WORKSTATION_ARCHITECTURES:
-        return True
-    return gpu.id in HALVED_NON_GEFORCE or (
-        gpu.geforce_eula
-        and gpu.has_tensor_cores
-        and "TITAN" not in gpu.name.upper()
-        and gpu.architecture in HALVED_GEFORCE_ARCHITECTURES
-    )
-
-
 def fp16_accumulate_rate(gpu: GpuSpec) -> float:
-    """Peak FP16 tensor rate with FP16 accumulation (TFLOPS), derived from the catalog
-    (which has no such column): 2x its FP32-accumulate figure on halved GeForce cards,
-    the same figure elsewhere; on cards without tensor cores the shader rate: packed FP16
-    where the chip runs it faster than FP32 (GP100, GTX 16), else FP32."""
+    """Peak FP16 tensor rate with FP16 accumulation (TFLOPS): the catalog's column (twice
+    its FP32-accumulate figure on half-rate cards: GeForce, the L40, the Ada workstation
+    cards); on cards without tensor cores the shader rate: packed FP16 where the chip runs
+    it faster than FP32 (GP100, GTX 16), else FP32."""
     if gpu.fp16_tensor_tflops is None:
         return gpu.fp32_tflops
     if not gpu.has_tensor_cores:
         return gpu.fp16_tensor_tflops if has_packed_fp16(gpu) else gpu.fp32_tflops
-    factor = FP16_ACCUMULATE_FACTOR if is_halved(gpu) else 1.0
-    return gpu.fp16_tensor_tflops * factor
+    return gpu.fp16_accumulate_tflops or gpu.fp16_tensor_tflops
 
 
 def has_dp4a(gpu: GpuSpec) -> bool:
