@@ -186,3 +186,30 @@ def test_a_superchip_listing_counts_its_two_gpus():
     title = match_title("NVIDIA GB200 Grace Blackwell Superchip")
     assert (title.gpu_id, title.quantity) == ("gb200", 2)
     assert match_title("NVIDIA B300 SXM").quantity == 1
+
+
+def test_the_fp16_accumulate_column_is_twice_the_tensor_rate_only_on_half_rate_cards(catalog):
+    """GeForce Turing-Blackwell (TITANs aside), the L40 and the Ada workstation cards run
+    FP32 accumulate at half their FP16-accumulate rate; every other tensor-core card at
+    full rate; cards without tensor or matrix cores have no such rate (gpu_catalog.md)."""
+    half_rate = {
+        gpu.id
+        for gpu in catalog.gpus
+        if gpu.id == "l40"
+        or (gpu.segment == "workstation" and gpu.architecture == "Ada Lovelace")
+        or (
+            gpu.geforce_eula
+            and gpu.has_tensor_cores
+            and "TITAN" not in gpu.name.upper()
+            and gpu.architecture in {"Turing", "Ampere", "Ada Lovelace", "Blackwell"}
+        )
+    }
+    assert {"rtx-3090", "rtx-5090", "rtx-6000-ada", "l40"} <= half_rate
+    for gpu in catalog.gpus:
+        if not gpu.has_tensor_cores:
+            assert gpu.fp16_accumulate_tflops is None, gpu.id
+            continue
+        assert gpu.fp16_tensor_tflops is not None and gpu.fp16_accumulate_tflops is not None
+        factor = 2 if gpu.id in half_rate else 1
+        assert gpu.fp16_accumulate_tflops == pytest.approx(factor * gpu.fp16_tensor_tflops), gpu.id
+        assert gpu.half_rate_fp32_accumulate == (gpu.id in half_rate), gpu.id
