@@ -143,9 +143,11 @@ def llm_workload(
         "active_params_b": active_params_b,
     }
     if task == "llm-training":
-        # llm-training takes params_b (and mode: llm_training_workload); the rest is
+        # llm-training takes params_b (and mode: llm_training_workload), and the tokens
+        # its memory is sized for (context, batch: _training_memory); the rest is
         # inference-only.
-        given.pop("params_b")
+        for name in ("params_b", "batch", "context"):
+            given.pop(name)
     if task != "llm-inference":
         for name, value in given.items():
             if value is not None:
@@ -283,7 +285,7 @@ def predict_full(
     # The model times the batch the split's memory holds; the answer says which.
     serving = None if llm is None else serving_batch(gpu, llm, tp=result.tensor_parallel)
     caveats = list(prediction.caveats)
-    memory = _training_memory(gpu, task, precision, training, count)
+    memory = _training_memory(gpu, task, precision, training, count, context, batch)
     if memory is not None and not memory["fits"]:
         caveats.append(memory["caveat"])
     power: dict[str, float] | None = None
@@ -351,31 +353,42 @@ def _training_answer(
 
 
 def _training_memory(
-    gpu: GpuSpec, task: str, precision: str, training: LlmTraining | None, count: int
+    gpu: GpuSpec,
+    task: str,
+    precision: str,
+    training: LlmTraining | None,
+    count: int,
+    context: int | None = None,
+    batch: int | None = None,
 ) -> dict[str, Any] | None:
-    """llm-training: the memory the fine-tune needs, sharded over the build's GPUs (FSDP),
-    sized as /recommend sizes it by default (memory.py), and whether it fits."""
+    """llm-training: the memory the fine-tune needs for `batch` sequences of `context`
+    tokens (/recommend's defaults: one of 4,096), sharded over the build's GPUs (FSDP) as
+    /recommend sizes it (memory.py), and whether it fits. The speed does not depend on
+    them (the matrix share depends on the size and mode)."""
     if task != "llm-training":
         return None
+    for name, value in (("context", context), ("batch", batch)):
+        if value is not None and value < 1:
+            raise InvalidInputError(name, value, ["an integer >= 1"])
     llm = training or DEFAULT_TRAINING
+    tokens, sequences = context or DEFAULT_LLM_CONTEXT, batch or 1
     weights = weights_for(precision)
-    whole = llm_memory(llm.params_b, weights, llm.mode, context=DEFAULT_LLM_CONTEXT)
+    whole = llm_memory(llm.params_b, weights, llm.mode, context=tokens, batch=sequences)
     per_gpu = split_across(whole, count).total_gb
     held = TRAINING_STATE[llm.mode].format(weights=weights)
-    basis = (
-        f"{held}; a batch of one {DEFAULT_LLM_CONTEXT:,}-token sequence with gradient "
-        "checkpointing; sharded over the GPUs (FSDP)"
-    )
+    plural = "s" if sequences > 1 else ""
+    step = f"a batch of {sequences} {tokens:,}-token sequence{plural}"
     over = f", {per_gpu:.0f} GB per GPU over {count}," if count > 1 else ""
     return {
         "total_gb": round(whole.total_gb, 2),
         "per_gpu_gb": round(per_gpu, 2),
         "fits": per_gpu <= gpu.memory_gb,
-        "basis": basis,
+        "context": tokens,
+        "batch": sequences,
+        "basis": f"{held}; {step} with gradient checkpointing; sharded over the GPUs (FSDP)",
         "caveat": (
             f"a {llm.params_b:g}B {llm.mode} fine-tune needs ~{whole.total_gb:.0f} GB{over} at "
-            f"a batch of one {DEFAULT_LLM_CONTEXT:,}-token sequence: does not fit on "
-            f"{count} x {gpu.memory_gb:g} GB"
+            f"{step}: does not fit on {count} x {gpu.memory_gb:g} GB"
         ),
     }
 

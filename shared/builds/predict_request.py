@@ -38,8 +38,16 @@ class PredictRequest(BaseModel):
         default=None,
         description="llm-training: full (or full-finetune), lora or qlora (default: 8B lora)",
     )
-    batch: int | None = Field(default=None, le=4096, description="llm-inference: sequences at once")
-    context: int | None = Field(default=None, le=2_000_000, description="llm-inference: tokens")
+    batch: int | None = Field(
+        default=None,
+        le=4096,
+        description="llm-inference: sequences at once; llm-training: per step (memory only)",
+    )
+    context: int | None = Field(
+        default=None,
+        le=2_000_000,
+        description="llm-inference: tokens; llm-training: per sequence (memory only)",
+    )
     weights: str | None = Field(
         default=None, description="llm-inference: fp16, bf16, fp8, int8, int4 or fp4"
     )

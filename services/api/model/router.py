@@ -25,7 +25,8 @@ router = APIRouter(tags=["model"])
 PREDICT_INPUTS = inputs(
     rules=[
         rule(
-            "LLM serving fields: only with task llm-inference (params_b also with llm-training)",
+            "LLM serving fields: only with task llm-inference (params_b also with "
+            "llm-training, and context and batch, which size its memory)",
             "params_b",
             "batch",
             "context",

@@ -34,7 +34,9 @@ def test_model_predict_llm_training_takes_the_model_size_and_mode(market_client)
     [
         ({"task": "llm-training", "mode": "dora"}, "mode", "qlora"),
         ({"task": "llm-training", "params_b": 0}, "params_b", "(0,"),
-        ({"task": "llm-training", "batch": 4}, "batch", "llm-inference"),
+        ({"task": "llm-training", "batch": 0}, "batch", ">= 1"),
+        ({"task": "llm-training", "context": 0}, "context", ">= 1"),
+        ({"task": "llm-training", "kv_heads": 8}, "kv_heads", "llm-inference"),
         ({"task": "llm-training", "weights": "int4"}, "weights", "llm-inference"),
         ({"task": "nlp", "mode": "lora"}, "mode", "llm-training"),
         ({"task": "llm-inference", "mode": "lora"}, "mode", "llm-training"),
@@ -78,3 +80,12 @@ def test_model_predict_llm_training_says_when_the_fine_tune_does_not_fit(market_
     eight = ask(params_b=70, mode="qlora", count=8)
     assert eight["training"]["memory"]["fits"]
     assert not [c for c in eight["caveats"] if "does not fit" in c]
+    # Answer.AI's run: 4 sequences of 256 tokens fit two 24 GB cards; the tokens size the
+    # memory only, not the speed.
+    answer_ai = ask(params_b=70, mode="qlora", count=2, context=256, batch=4)
+    memory = answer_ai["training"]["memory"]
+    assert memory["fits"] and (memory["context"], memory["batch"]) == (256, 4)
+    assert "a batch of 4 256-token sequences" in memory["basis"]
+    assert answer_ai["relative_throughput"] == pytest.approx(
+        ask(params_b=70, mode="qlora", count=2)["relative_throughput"]
+    )
