@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from shared.builds.constants import AUTO, DEPLOYMENTS, MODEL_NETWORK, NETWORKS
@@ -152,13 +152,15 @@ def llm_workload(
         for name, value in given.items():
             if value is not None:
                 raise InvalidInputError(name, value, ["only with task llm-inference"])
-        return None
-    if params_b is not None and not 0 < params_b <= MAX_PARAMS_B:
-        raise InvalidInputError("params_b", params_b, [f"a number in (0, {MAX_PARAMS_B:g}]"])
+    # Checked here for llm-training too, whose memory they size.
     if batch is not None and batch < 1:
         raise InvalidInputError("batch", batch, ["an integer >= 1"])
     if context is not None and context < 1:
         raise InvalidInputError("context", context, ["an integer >= 1"])
+    if task != "llm-inference":
+        return None
+    if params_b is not None and not 0 < params_b <= MAX_PARAMS_B:
+        raise InvalidInputError("params_b", params_b, [f"a number in (0, {MAX_PARAMS_B:g}]"])
     if weights is not None and weights not in WEIGHT_FORMATS:
         raise InvalidInputError("weights", weights, list(WEIGHT_FORMATS))
     base = default_llm(precision)
@@ -286,8 +288,8 @@ def predict_full(
     serving = None if llm is None else serving_batch(gpu, llm, tp=result.tensor_parallel)
     caveats = list(prediction.caveats)
     memory = _training_memory(gpu, task, precision, training, count, context, batch)
-    if memory is not None and not memory["fits"]:
-        caveats.append(memory["caveat"])
+    if memory is not None and memory.caveat is not None:
+        caveats.append(memory.caveat)
     power: dict[str, float] | None = None
     if power_limit_w is not None:
         try:
@@ -335,7 +337,7 @@ def _training_answer(
     model: ClassModel,
     task: str,
     training: LlmTraining | None,
-    memory: dict[str, Any] | None,
+    memory: TrainingMemory | None,
 ) -> dict[str, Any] | None:
     """llm-training: the model size and mode timed, the matrix share they give, and the
     memory they need."""
@@ -348,8 +350,17 @@ def _training_answer(
         "mode": llm.mode,
         "matrix_share": round(matrix_share(llm, ceiling), 4),
         "assumed": training is None,
-        "memory": None if memory is None else {k: v for k, v in memory.items() if k != "caveat"},
+        "memory": None if memory is None else memory.answer,
     }
+
+
+@dataclass(frozen=True, slots=True)
+class TrainingMemory:
+    """What a fine-tune needs (the answer's `training.memory`) and, when it does not fit,
+    the caveat that says so."""
+
+    answer: dict[str, Any]
+    caveat: str | None
 
 
 def _training_memory(
@@ -360,16 +371,13 @@ def _training_memory(
     count: int,
     context: int | None = None,
     batch: int | None = None,
-) -> dict[str, Any] | None:
+) -> TrainingMemory | None:
     """llm-training: the memory the fine-tune needs for `batch` sequences of `context`
     tokens (/recommend's defaults: one of 4,096), sharded over the build's GPUs (FSDP) as
     /recommend sizes it (memory.py), and whether it fits. The speed does not depend on
     them (the matrix share depends on the size and mode)."""
     if task != "llm-training":
         return None
-    for name, value in (("context", context), ("batch", batch)):
-        if value is not None and value < 1:
-            raise InvalidInputError(name, value, ["an integer >= 1"])
     llm = training or DEFAULT_TRAINING
     tokens, sequences = context or DEFAULT_LLM_CONTEXT, batch or 1
     weights = weights_for(precision)
@@ -379,18 +387,20 @@ def _training_memory(
     plural = "s" if sequences > 1 else ""
     step = f"a batch of {sequences} {tokens:,}-token sequence{plural}"
     over = f", {per_gpu:.0f} GB per GPU over {count}," if count > 1 else ""
-    return {
+    fits = per_gpu <= gpu.memory_gb
+    answer = {
         "total_gb": round(whole.total_gb, 2),
         "per_gpu_gb": round(per_gpu, 2),
-        "fits": per_gpu <= gpu.memory_gb,
+        "fits": fits,
         "context": tokens,
         "batch": sequences,
         "basis": f"{held}; {step} with gradient checkpointing; sharded over the GPUs (FSDP)",
-        "caveat": (
-            f"a {llm.params_b:g}B {llm.mode} fine-tune needs ~{whole.total_gb:.0f} GB{over} at "
-            f"{step}: does not fit on {count} x {gpu.memory_gb:g} GB"
-        ),
     }
+    too_big = (
+        f"a {llm.params_b:g}B {llm.mode} fine-tune needs ~{whole.total_gb:.0f} GB{over} at "
+        f"{step}: does not fit on {count} x {gpu.memory_gb:g} GB"
+    )
+    return TrainingMemory(answer, None if fits else too_big)
 
 
 def _llm_answer(llm: LlmWorkload, serving: ServingBatch) -> dict[str, Any]:
