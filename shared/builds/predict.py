@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from shared.builds.constants import AUTO, DEPLOYMENTS, MODEL_NETWORK, NETWORKS
 from shared.builds.layout import plan_layout
 from shared.builds.predict_request import MAX_PARAMS_B, PredictRequest
+from shared.builds.throughput import RunRequest, llm_fit, run_time, training_fit
 from shared.catalog.specs import GpuSpec, load_catalog
+from shared.perfmodel import units
+from shared.perfmodel.absolute import DEFAULT_PROMPT_TOKENS, Ratio, throughput
 from shared.perfmodel.base import PRECISIONS
 from shared.perfmodel.classmodel import ClassModel
 from shared.perfmodel.inference import ServingBatch, serving_batch
@@ -21,7 +25,7 @@ from shared.perfmodel.llm_training import (
     canonical_mode,
     matrix_share,
 )
-from shared.perfmodel.memory import FULL, LORA, QLORA, llm_memory, split_across
+from shared.perfmodel.memory import FULL, LORA, QLORA, MemoryEstimate, llm_memory, split_across
 from shared.perfmodel.power import power_limit
 from shared.perfmodel.scaling import interconnect_class
 from shared.perfmodel.workloads import (
@@ -229,6 +233,9 @@ def predict_request(
         deployment=req.deployment,
         network=req.network,
         phase=req.phase,
+        software=req.software,
+        prompt_tokens=req.prompt_tokens,
+        run=RunRequest(req.train_tokens, req.epochs, req.dataset_tokens, req.dataset_size),
     )
 
 
@@ -252,14 +259,21 @@ def predict_full(
     network: str = "infiniband",
     mode: str | None = None,
     phase: str | None = None,
+    software: str | None = None,
+    prompt_tokens: int | None = None,
+    run: RunRequest | None = None,
 ) -> dict[str, Any]:
-    """Throughput of `count` GPUs relative to one reference GPU, with its provenance; the
-    GPUs sit in the layout the one build model gives them (as on /recommend and quotes).
-    An LLM is timed at its effective batch: what the GPUs' memory holds beside the weights,
-    at most the requested batch (`inference.effective_batch`)."""
+    """Throughput of `count` GPUs relative to one reference GPU and in the workload's own
+    unit, with its provenance; the GPUs sit in the layout the one build model gives them
+    (as on /recommend and quotes). An LLM is timed at its effective batch: what the GPUs'
+    memory holds beside the weights, at most the requested batch
+    (`inference.effective_batch`). A build that cannot hold the workload gets no
+    throughput: `fit` says so, with the fewest GPUs that would."""
     _validate(gpu_id, task, precision, count, workload)
     _choices(deployment, network)
     phase = checked_phase(task, phase)
+    run = run or RunRequest()
+    _check_units_inputs(task, prompt_tokens, run)
     llm = llm_workload(
         task, precision, params_b, batch, context, weights, llm_model, kv_heads, active_params_b
     )
@@ -305,17 +319,44 @@ def predict_full(
     # One GPU's interval with the speed-up's own error, then the speed-up and power factor.
     low, high = result.single_interval
     klass = result.workload_class
+    name = canonical_workload(workload) if workload else None
+    if software is not None:
+        _check_software(klass, software)
+    fit = _fit(gpu, task, precision, training, memory, llm, layout.node_counts, result.fits)
+    absolute = None
+    if fit["fits"]:
+        absolute = throughput(
+            model,
+            gpu,
+            klass,
+            Ratio(prediction.relative_throughput * factor, (low * factor, high * factor)),
+            software=software,
+            llm=result.llm,
+            training=training,
+            workload=name,
+            tp=result.tensor_parallel,
+            nodes=layout.node_counts,
+            prompt_tokens=prompt_tokens or DEFAULT_PROMPT_TOKENS,
+        )
+    else:
+        caveats.append(
+            "no throughput: the build cannot hold this workload "
+            f"(fit.smallest_count: {fit['smallest_count'] or 'none within one machine'})"
+        )
     return {
         "gpu_id": gpu_id,
         "task": task,
         "precision": precision,
-        "workload": canonical_workload(workload) if workload else None,
+        "workload": name,
         "count": count,
-        "relative_throughput": prediction.relative_throughput * factor,
-        "single_gpu_relative_throughput": prediction.relative_throughput,
+        "relative_throughput": prediction.relative_throughput * factor if fit["fits"] else None,
+        "single_gpu_relative_throughput": prediction.relative_throughput if fit["fits"] else None,
         "multi_gpu_speedup": result.multi_gpu_speedup,
         "interconnect": interconnect_class(gpu),
-        "interval": [low * factor, high * factor],
+        "interval": [low * factor, high * factor] if fit["fits"] else None,
+        "throughput": None if absolute is None else absolute.as_dict(),
+        "run": None if absolute is None else run_time(klass, name, absolute, run),
+        "fit": fit,
         "basis": prediction.basis,
         "reference_gpu": prediction.reference_gpu,
         "model_version": prediction.model_version,
@@ -331,6 +372,77 @@ def predict_full(
         "prefill": _prefill(model, gpu, task, precision, llm),
         "training": _training_answer(model, task, training, memory),
     }
+
+
+def _check_software(klass: str, software: str) -> None:
+    try:
+        units.software_for(klass, software)
+    except units.UnknownSoftware as exc:
+        raise InvalidInputError("software", software, list(exc.valid)) from exc
+
+
+def _check_units_inputs(task: str, prompt_tokens: int | None, run: RunRequest) -> None:
+    """The buyer's-units fields each belong to one kind of task: a 422 names the field."""
+    if prompt_tokens is not None:
+        if task != "llm-inference":
+            raise InvalidInputError(
+                "prompt_tokens", prompt_tokens, ["only with task llm-inference"]
+            )
+        if prompt_tokens < 1:
+            raise InvalidInputError("prompt_tokens", prompt_tokens, ["an integer >= 1"])
+    llm_only = {"train_tokens": run.train_tokens, "epochs": run.epochs}
+    llm_only["dataset_tokens"] = run.dataset_tokens
+    for field, value in llm_only.items():
+        if value is None:
+            continue
+        if task != "llm-training":
+            raise InvalidInputError(field, value, ["only with task llm-training"])
+        if value <= 0:
+            raise InvalidInputError(field, value, ["a number > 0"])
+    if (run.epochs is None) != (run.dataset_tokens is None):
+        missing = "dataset_tokens" if run.dataset_tokens is None else "epochs"
+        given = run.epochs if run.dataset_tokens is None else run.dataset_tokens
+        raise InvalidInputError(missing, None, [f"a number > 0, with {given!r} given"])
+    if run.dataset_size is not None:
+        if TASK_CLASS[task] not in (TRAINING_CLASSES[0], TRAINING_CLASSES[1]):
+            raise InvalidInputError(
+                "dataset_size", run.dataset_size, ["only with a cv or nlp training task"]
+            )
+        if run.dataset_size <= 0:
+            raise InvalidInputError("dataset_size", run.dataset_size, ["a number > 0"])
+
+
+def _fit(
+    gpu: GpuSpec,
+    task: str,
+    precision: str,
+    training: LlmTraining | None,
+    memory: TrainingMemory | None,
+    llm: LlmWorkload | None,
+    nodes: Sequence[int],
+    fits: bool,
+) -> dict[str, Any]:
+    """Whether the build holds the workload (LLMs: weights and one sequence; fine-tunes:
+    their sharded memory); other tasks always run (their batch shrinks to fit)."""
+    if task == "llm-inference":
+        return llm_fit(gpu, llm or default_llm(precision), nodes, fits)
+    if memory is not None:
+        whole = _training_estimate(precision, training, memory)
+        return training_fit(gpu, whole, bool(memory.answer["fits"]))
+    return {"fits": True, "smallest_count": 1, "weights_that_fit": None, "basis": "always"}
+
+
+def _training_estimate(
+    precision: str, training: LlmTraining | None, memory: TrainingMemory
+) -> MemoryEstimate:
+    llm = training or DEFAULT_TRAINING
+    return llm_memory(
+        llm.params_b,
+        weights_for(precision),
+        llm.mode,
+        context=memory.answer["context"],
+        batch=memory.answer["batch"],
+    )
 
 
 def _training_answer(

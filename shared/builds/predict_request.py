@@ -73,3 +73,29 @@ class PredictRequest(BaseModel):
     network: str = Field(
         default="infiniband", description="between machines: infiniband or ethernet"
     )
+    software: str | None = Field(
+        default=None,
+        max_length=32,
+        description="what the throughput assumes: vllm, sglang, trt-llm, llama.cpp or pytorch "
+        "(default per task: llama.cpp for llm-inference at batch 1, vllm above; pytorch "
+        "for training; trt-llm for image-generation and cv inference)",
+    )
+    prompt_tokens: int | None = Field(
+        default=None,
+        le=2_000_000,
+        description="llm-inference: prompt length for the time to first token (default 512)",
+    )
+    train_tokens: float | None = Field(
+        default=None, le=1e15, description="llm-training: tokens of the run (its wall time)"
+    )
+    epochs: float | None = Field(
+        default=None, le=1e6, description="llm-training: epochs over dataset_tokens"
+    )
+    dataset_tokens: float | None = Field(
+        default=None, le=1e15, description="llm-training: tokens in the dataset (with epochs)"
+    )
+    dataset_size: float | None = Field(
+        default=None,
+        le=1e12,
+        description="cv, nlp training: items in the dataset (the time per epoch)",
+    )

@@ -130,6 +130,10 @@ class TaskPrediction:
     # Log half-width of the 80 % interval of the speed-up's held-out error (0 for one GPU
     # or where the speed-up is not modelled: independent replicas of inference).
     speedup_half_width: float = 0.0
+    # False when an LLM's weights and one sequence's KV cache do not fit the split the
+    # machine allows: the value is then a figure for a build that cannot run, which
+    # answers withhold.
+    fits: bool = True
 
     @property
     def relative_throughput(self) -> float:
@@ -507,7 +511,10 @@ class ClassModel:
         # Replicas of a `tp`-GPU group in each machine, relative to one GPU alone.
         replicas = sum(n // tp for n in nodes)
         factor = per_gpu * tp * replicas / one
-        return TaskPrediction(single, klass, factor, tp, llm)
+        # The whole batch may not fit where the weights and one sequence do: the speed is
+        # then timed at the batch the memory holds (effective_batch), not withheld.
+        runs = fitting or inf.sequences_held(gpu, llm, tp) > 0
+        return TaskPrediction(single, klass, factor, tp, llm, fits=runs)
 
     def predict_prefill(self, gpu: GpuSpec, llm: LlmWorkload) -> Prediction | None:
         """Prompt processing (the time to the first token) of one GPU relative to the

@@ -16,6 +16,7 @@ from shared.catalog.aliases import catalog_id
 from shared.perfmodel.base import PRECISIONS
 from shared.perfmodel.llm_shapes import MODEL_NAMES
 from shared.perfmodel.llm_training import TRAINING_MODES
+from shared.perfmodel.units import SOFTWARE
 from shared.perfmodel.workloads import PHASES, WEIGHT_FORMATS
 
 router = APIRouter(tags=["model"])
@@ -45,6 +46,15 @@ PREDICT_INPUTS = inputs(
             "weights",
         ),
         rule("within this GPU's power range", "power_limit_w"),
+        rule("only with task llm-inference", "prompt_tokens"),
+        rule(
+            "only with task llm-training (epochs with dataset_tokens)",
+            "train_tokens",
+            "epochs",
+            "dataset_tokens",
+        ),
+        rule("only with a cv or nlp training task", "dataset_size"),
+        rule("a software this task's class can be asked on", "software"),
     ],
     task=one_of(TASKS),
     precision=one_of(PRECISIONS),
@@ -60,6 +70,12 @@ PREDICT_INPUTS = inputs(
     batch={"minimum": 1},
     context={"minimum": 1},
     kv_heads={"minimum": 1},
+    software=one_of(SOFTWARE),
+    prompt_tokens={"minimum": 1},
+    train_tokens={"exclusiveMinimum": 0},
+    epochs={"exclusiveMinimum": 0},
+    dataset_tokens={"exclusiveMinimum": 0},
+    dataset_size={"exclusiveMinimum": 0},
 )
 
 
@@ -68,8 +84,9 @@ def model_predict(
     query: Annotated[PredictRequest, Query()],
     model: ModelDep,
 ) -> dict[str, Any]:
-    """Throughput relative to the reference GPU, with interval, basis, workload class and
-    model version."""
+    """Throughput relative to the reference GPU and in the workload's own unit
+    (`throughput`), with interval, basis, workload class and model version; `fit` says
+    whether the build holds the workload (no throughput when it does not)."""
     gpu_id = catalog_id("gpu", query.gpu)  # an unknown name is a 422 with the closest ids
     try:
         return predict_request(model, query, gpu_id)

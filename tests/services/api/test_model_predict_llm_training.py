@@ -74,6 +74,12 @@ def test_model_predict_llm_training_says_when_the_fine_tune_does_not_fit(market_
     assert full["training"]["memory"]["total_gb"] > 1000  # 16 bytes a parameter
     [said] = [c for c in full["caveats"] if "does not fit" in c]
     assert said.startswith("a 70B full fine-tune needs ~") and "1 x 24 GB" in said
+    # A fine-tune the build cannot hold gets no speed (issue 38), and the fewest GPUs that
+    # hold it: ~1,184 GB sharded over 24 GB cards takes about fifty.
+    assert full["relative_throughput"] is None and full["throughput"] is None
+    smallest = full["fit"]["smallest_count"]
+    assert not full["fit"]["fits"] and smallest >= full["training"]["memory"]["total_gb"] / 24
+    assert ask(params_b=70, mode="full", count=smallest)["fit"]["fits"]
     pair = ask(params_b=70, mode="qlora", count=2)["training"]["memory"]
     assert pair["per_gpu_gb"] == pytest.approx(pair["total_gb"] / 2, rel=0.05)
     assert "NF4" in pair["basis"]
@@ -86,6 +92,11 @@ def test_model_predict_llm_training_says_when_the_fine_tune_does_not_fit(market_
     memory = answer_ai["training"]["memory"]
     assert memory["fits"] and (memory["context"], memory["batch"]) == (256, 4)
     assert "a batch of 4 256-token sequences" in memory["basis"]
-    assert answer_ai["relative_throughput"] == pytest.approx(
-        ask(params_b=70, mode="qlora", count=2)["relative_throughput"]
-    )
+    assert answer_ai["throughput"]["unit"] == "training tokens/s"
+    # The same two cards at one 4,096-token sequence do not hold it: no speed then.
+    long = ask(params_b=70, mode="qlora", count=2)
+    assert long["relative_throughput"] is None and long["fit"]["smallest_count"] > 2
+    # The tokens size the memory only, not the speed: eight cards time the same either way.
+    assert ask(params_b=70, mode="qlora", count=8, context=256, batch=4)[
+        "relative_throughput"
+    ] == pytest.approx(eight["relative_throughput"])
