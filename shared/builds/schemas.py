@@ -26,6 +26,8 @@ Precision = Literal["fp16", "bf16", "tf32", "fp32", "fp8", "int8"]
 Deployment = Literal["auto", "workstation", "datacenter"]
 Network = Literal["infiniband", "ethernet"]
 Pricing = Literal["on-demand", "spot"]
+# What a throughput in the buyer's units assumes (shared/perfmodel/units.py: SOFTWARE).
+Software = Literal["vllm", "sglang", "trt-llm", "llama.cpp", "pytorch"]
 # What a bought GPU is priced at; /recommend and compare candidates also take "cloud".
 MarketCondition = Literal["new", "used", "any"]
 Condition = Literal["new", "used", "any", "cloud"]

@@ -11,23 +11,34 @@ a well-measured, freshly priced one only if it wins even at its worst.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
 from sqlmodel import Session
 
+from shared.builds import assumptions as d
 from shared.builds.build import Build, cloud_layout, perf_per_dollar, plan_build
 from shared.builds.layout import Layout
 from shared.builds.speed import build_speedup
+from shared.builds.unit_cost import CostPerUnit, OwnTerms, owned, rented
 from shared.catalog.specs import GpuSpec
 from shared.kit.settings import Settings
 from shared.models import Score, ScoreState
+from shared.perfmodel.absolute import DEFAULT_PROMPT_TOKENS, Ratio, throughput
 from shared.perfmodel.classmodel import ClassModel
 from shared.perfmodel.data_parallel import widened
 from shared.perfmodel.inference import serving_batch
 from shared.perfmodel.llm_training import LlmTraining, canonical_mode
-from shared.perfmodel.workloads import LlmWorkload
+from shared.perfmodel.units import Throughput
+from shared.perfmodel.workloads import (
+    LLM_CLASSES,
+    LlmWorkload,
+    default_llm,
+    implied_phase,
+    task_class,
+)
 from shared.pricing.measures import describe
 from shared.recommend import empty
 from shared.recommend.memory import estimate_llm, fits_memory
@@ -56,6 +67,9 @@ class Speed:
     # Log half-width of the speed-up's own 80 % error, for the stored score's interval
     # (`interval`, the model's, already carries it).
     speedup_half_width: float = 0.0
+    # The workload class that timed it and the tensor-parallel group (the buyer's units).
+    workload_class: str = ""
+    tensor_parallel: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +87,9 @@ class Entry:
     per_dollar_interval: tuple[float, float]
     caveats: list[str]
     explanation: str
+    # The build's throughput in the workload's unit and its dollars per unit of work.
+    throughput: Throughput | None = None
+    cost: CostPerUnit | None = None
 
     @property
     def rental(self) -> bool:
@@ -120,8 +137,9 @@ def rank(
     if unrunnable := len(eligible) - len(candidates):
         found.removed[empty.PRECISION] += unrunnable
     # Rank on the cheap numbers first; only the returned rows get caveats and text.
-    ranked = sorted(candidates, key=lambda c: _sort_key(c[0], c[1], query))[: query.limit]
-    entries = [_entry(r, sp, query, settings, now) for r, sp in ranked]
+    costs = Costs(model, settings)
+    ranked = sorted(candidates, key=lambda c: _sort_key(c[0], c[1], query, costs))
+    entries = [_entry(r, sp, query, settings, now, costs) for r, sp in ranked[: query.limit]]
     scores = [r.score for r, _ in candidates]
     return Ranking(
         entries=entries,
@@ -184,6 +202,9 @@ def _speed(
     if found is None:
         return None
     single = found.single
+    tp = found.tensor_parallel
+    phase = implied_phase(query.task, query.precision, query.phase)
+    klass = task_class(query.task, llm or default_llm(query.precision), phase)
     if llm is not None:
         # The model times the batch the card's memory holds; the answer says which.
         served = serving_batch(row.spec, llm, tp=found.tensor_parallel)
@@ -197,6 +218,8 @@ def _speed(
             served.batch,
             found.interval,
             found.speedup_half_width,
+            workload_class=klass,
+            tensor_parallel=tp,
         )
     if training is not None or query.phase is not None:
         # Not the stored score's workload (an llm-training model's size and mode set its
@@ -209,6 +232,8 @@ def _speed(
             build,
             interval=found.interval,
             speedup_half_width=found.speedup_half_width,
+            workload_class=klass,
+            tensor_parallel=tp,
         )
     score = row.score
     return Speed(
@@ -218,6 +243,8 @@ def _speed(
         layout,
         build,
         speedup_half_width=found.speedup_half_width,
+        workload_class=klass,
+        tensor_parallel=tp,
     )
 
 
@@ -230,8 +257,12 @@ def _build(row: Ranked, speed: Speed, query: RecommendQuery) -> tuple[float, Dec
     return speed.single * speed.speedup, speed.build.system_usd, speed.build.total_usd(gpus)
 
 
-def _sort_key(row: Ranked, speed: Speed, query: RecommendQuery) -> tuple[float, str]:
+def _sort_key(row: Ranked, speed: Speed, query: RecommendQuery, costs: Costs) -> tuple[float, str]:
     performance, _, total = _build(row, speed, query)
+    if query.sort == "cost_per_unit":
+        # The interval's worst end (highest cost) first, lowest first; none last.
+        cost = costs.of(row, speed, query)
+        return (math.inf if cost is None else cost[1].interval[1]), row.spec.id
     if query.sort == "performance":
         value = performance
     elif query.sort == "perf_per_dollar_expected":
@@ -286,10 +317,16 @@ def _failures(
 
 
 def _entry(
-    row: Ranked, speed: Speed, query: RecommendQuery, settings: Settings, now: datetime
+    row: Ranked,
+    speed: Speed,
+    query: RecommendQuery,
+    settings: Settings,
+    now: datetime,
+    costs: Costs,
 ) -> Entry:
     spec, score = row.spec, row.score
     performance, system, total = _build(row, speed, query)
+    priced = costs.of(row, speed, query)
     return Entry(
         row=row,
         speed=speed,
@@ -311,7 +348,78 @@ def _entry(
         + ([score.price_note] if score.price_note else [])
         + _memory_caveat(spec.memory_gb, query.memory_gb),
         explanation=_explain(spec, score, query, speed, total, rental=is_rental(row)),
+        throughput=None if priced is None else priced[0],
+        cost=None if priced is None else priced[1],
     )
+
+
+class Costs:
+    """Each candidate's throughput in the workload's unit and its cost per unit, computed
+    once per request (the sort and the answer read the same)."""
+
+    def __init__(self, model: ClassModel, settings: Settings) -> None:
+        self.model = model
+        self.settings = settings
+        self._done: dict[str, tuple[Throughput, CostPerUnit] | None] = {}
+
+    def of(
+        self, row: Ranked, speed: Speed, query: RecommendQuery
+    ) -> tuple[Throughput, CostPerUnit] | None:
+        key = row.spec.id
+        if key not in self._done:
+            self._done[key] = self._compute(row, speed, query)
+        return self._done[key]
+
+    def _compute(
+        self, row: Ranked, speed: Speed, query: RecommendQuery
+    ) -> tuple[Throughput, CostPerUnit] | None:
+        if not speed.workload_class:
+            return None
+        performance, _, total = _build(row, speed, query)
+        value = throughput(
+            self.model,
+            row.spec,
+            speed.workload_class,
+            Ratio(performance, _performance_interval(row, speed)),
+            software=query.software,
+            llm=request_llm(query) or _default_llm(query, speed),
+            training=request_training(query),
+            tp=speed.tensor_parallel,
+            nodes=speed.layout.node_counts,
+            prompt_tokens=query.prompt_tokens or DEFAULT_PROMPT_TOKENS,
+        )
+        band_low, band_high = price_band(row.score)
+        if is_rental(row):
+            cost = rented(
+                value,
+                total,
+                (band_low * query.count, band_high * query.count),
+                spot=query.pricing == "spot",
+            )
+            return value, cost
+        assert speed.build is not None
+        system = speed.build.system_usd
+        watts = float(row.spec.tdp_w) * query.count + float(
+            speed.build.power.system_watts_per_node * speed.layout.nodes
+        )
+        band = (band_low * query.count + system, band_high * query.count + system)
+        return value, owned(value, total, band, watts, own_terms(query))
+
+
+def own_terms(query: RecommendQuery) -> OwnTerms:
+    """How an owned build is used: the query's years and utilization, else the TCO
+    defaults."""
+    return OwnTerms(
+        years=query.years if query.years is not None else d.YEARS,
+        utilization=query.utilization if query.utilization is not None else d.UTILIZATION,
+    )
+
+
+def _default_llm(query: RecommendQuery, speed: Speed) -> LlmWorkload | None:
+    """The LLM the stored llm-inference ranking assumes (an 8B model, one user)."""
+    if speed.workload_class not in LLM_CLASSES:
+        return None
+    return default_llm(query.precision)
 
 
 def _memory_caveat(card_gb: float, need_gb: float) -> list[str]:

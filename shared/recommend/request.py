@@ -15,7 +15,16 @@ from pydantic import (
 )
 from pydantic_core import InitErrorDetails
 
-from shared.builds.schemas import Condition, Deployment, Network, Precision, Pricing, Task
+from shared.builds import assumptions as d
+from shared.builds.schemas import (
+    Condition,
+    Deployment,
+    Network,
+    Precision,
+    Pricing,
+    Software,
+    Task,
+)
 from shared.recommend.schemas import LlmMode, Phase, Sort, WeightPrecision
 
 # Above any GPU's memory (B200: 180 GB) times the largest count; more is a typo.
@@ -58,7 +67,35 @@ class RecommendRequest(BaseModel):
         default="infiniband", description="between machines, when a build needs several"
     )
     limit: int = Field(default=10, ge=1, le=100)
-    sort: Sort = "perf_per_dollar"
+    sort: Sort | None = Field(
+        default=None,
+        description="the order: cost_per_unit for llm-inference and llm-training, "
+        "perf_per_dollar for the rest",
+    )
+    software: Software | None = Field(
+        default=None,
+        description="what throughput and cost per unit assume (default per task: llama.cpp "
+        "for llm-inference at batch 1, vllm above; pytorch for training; trt-llm for "
+        "image-generation and cv inference)",
+    )
+    prompt_tokens: int | None = Field(
+        default=None,
+        ge=1,
+        le=2_000_000,
+        description="llm-inference: prompt length for the time to first token (default 512)",
+    )
+    utilization: float | None = Field(
+        default=None,
+        ge=d.MIN_UTILIZATION,
+        le=1,
+        description="owned builds' cost per unit: share of hours busy (default 15 %)",
+    )
+    years: float | None = Field(
+        default=None,
+        ge=d.MIN_YEARS,
+        le=20,
+        description="owned builds' cost per unit: the horizon (default 3)",
+    )
     params_b: float | None = Field(
         default=None,
         gt=0,

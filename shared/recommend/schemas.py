@@ -8,13 +8,24 @@ from pydantic import BaseModel, Field
 
 from shared.builds.schemas import Condition, Deployment, Network, Precision, Pricing, Task
 
-Sort = Literal["perf_per_dollar", "perf_per_dollar_expected", "performance"]
+Sort = Literal["perf_per_dollar", "perf_per_dollar_expected", "performance", "cost_per_unit"]
 SORT_DESCRIPTIONS: dict[str, str] = {
+    "cost_per_unit": "dollars per unit of work (per 1M tokens, 1k images or sequences) at the "
+    "high end of its 80 % interval (the worst the throughput interval and the price band "
+    "allow), lowest first",
     "perf_per_dollar": "perf per dollar at the low end of its 80 % interval (the worst the "
     "performance interval and the price band allow), highest first",
     "perf_per_dollar_expected": "perf per dollar at its central value, highest first",
     "performance": "build performance at its central value, highest first",
 }
+# Tasks whose default order is dollars per unit of work (tokens are what they buy).
+COST_PER_UNIT_TASKS = ("llm-inference", "llm-training")
+
+
+def default_sort(task: str) -> Sort:
+    return "cost_per_unit" if task in COST_PER_UNIT_TASKS else "perf_per_dollar"
+
+
 # "full" is an alias of "full-finetune"; qlora fine-tunes adapters on a 4-bit base.
 LlmMode = Literal["inference", "full-finetune", "full", "lora", "qlora"]
 WeightPrecision = Literal["fp16", "bf16", "int8", "int4", "fp8", "fp4"]
@@ -68,3 +79,7 @@ class RecommendQuery(BaseModel):
     deployment: Deployment = "auto"
     network: Network = "infiniband"
     phase: Phase | None = None
+    software: str | None = None
+    prompt_tokens: int | None = None
+    utilization: float | None = None
+    years: float | None = None

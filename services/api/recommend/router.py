@@ -18,10 +18,12 @@ from shared.alerts.keys import quote_viewer
 from shared.builds.predict import InvalidInputError, checked_phase
 from shared.catalog.tasks import TASKS
 from shared.perfmodel.llm_shapes import MODEL_NAMES
+from shared.perfmodel.units import UnknownSoftware, software_for
+from shared.perfmodel.workloads import LlmWorkload, implied_phase, task_class
 from shared.pricing.quotes import sees_recent_quotes, show_quotes_to
 from shared.recommend.memory import default_weights, llm_memory_estimate, needed_gb
 from shared.recommend.request import RecommendRequest
-from shared.recommend.schemas import MemoryEstimateOut, RecommendQuery
+from shared.recommend.schemas import MemoryEstimateOut, RecommendQuery, default_sort
 from shared.recommend.scores import ScoreCache
 
 router = APIRouter(tags=["recommend"])
@@ -38,6 +40,25 @@ RECOMMEND_INPUTS = inputs(
     ],
     model=one_of(MODEL_NAMES),
 )
+
+
+def _check_units(params: RecommendRequest) -> None:
+    """software and prompt_tokens belong to some tasks only: a 422 names the field."""
+    if params.prompt_tokens is not None and params.task != "llm-inference":
+        raise InvalidParameter(
+            "prompt_tokens", "only with task llm-inference", ["task=llm-inference"]
+        )
+    if params.software is None:
+        return
+    llm = params.batch if params.params_b is not None or params.model is not None else 1
+    phase = implied_phase(params.task, params.precision, params.phase)
+    klass = task_class(params.task, LlmWorkload(8.0, batch=llm), phase)
+    try:
+        software_for(klass, params.software)
+    except UnknownSoftware as exc:
+        raise InvalidParameter(
+            "software", f"{exc}: for {params.task} ({klass})", list(exc.valid)
+        ) from exc
 
 
 @router.get(
@@ -60,6 +81,7 @@ def get_recommendation(
         checked_phase(params.task, params.phase)
     except InvalidInputError as exc:
         raise InvalidParameter("phase", str(exc), exc.valid) from exc
+    _check_units(params)
     estimate: MemoryEstimateOut | None = None
     described = params.params_b is not None or params.model is not None
     if not described and (params.kv_heads is not None or params.active_params_b is not None):
@@ -101,8 +123,12 @@ def get_recommendation(
         deployment=params.deployment,
         network=params.network,
         limit=params.limit,
-        sort=params.sort,
+        sort=params.sort or default_sort(params.task),
         phase=params.phase,
+        software=params.software,
+        prompt_tokens=params.prompt_tokens,
+        utilization=params.utilization,
+        years=params.years,
     )
     cache: ScoreCache = request.app.state.score_cache
     responses: ResponseCache = request.app.state.response_cache

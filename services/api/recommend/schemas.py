@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from services.api.builds.schemas import LayoutOut
+from services.api.builds.schemas import CostPerUnitOut, LayoutOut, ThroughputOut
 from services.api.prices.schemas import QuoteOut
 from shared.builds.schemas import Pricing
 from shared.recommend.schemas import RecommendQuery
@@ -99,6 +99,15 @@ class RecommendResult(BaseModel):
         default=None,
         description="the best posted quote for this GPU: shown beside the market price, "
         "never used by the ranking",
+    )
+    throughput: ThroughputOut | None = Field(
+        default=None, description="the build's throughput in the workload's own unit"
+    )
+    cost_per_unit: CostPerUnitOut | None = Field(
+        default=None,
+        description="dollars per unit of work: renting at the hourly price, or owning "
+        "(purchase and electricity over the busy hours of the horizon); sort=cost_per_unit "
+        "ranks by its interval's high end",
     )
 
 

@@ -12,7 +12,7 @@ from decimal import Decimal
 
 from sqlmodel import Session
 
-from services.api.builds.schemas import LayoutOut
+from services.api.builds.schemas import CostPerUnitOut, LayoutOut, ThroughputOut
 from services.api.prices.schemas import QuoteOut
 from services.api.prices.service import quote_out
 from services.api.recommend.cache import ResponseCache
@@ -197,4 +197,10 @@ def _result(
         explanation=entry.explanation,
         effective_batch=speed.effective_batch,
         best_quote=quote,
+        throughput=None
+        if entry.throughput is None
+        else ThroughputOut.model_validate(entry.throughput.as_dict()),
+        cost_per_unit=None
+        if entry.cost is None
+        else CostPerUnitOut.model_validate(entry.cost.as_dict()),
     )

@@ -49,8 +49,15 @@ def test_every_result_has_an_interval_and_no_stale_price_at_face_value(bundled_c
 
 
 @pytest.mark.parametrize("params", QUERIES, ids=lambda p: "-".join(map(str, p.values())))
-def test_the_default_order_is_the_interval_low_end(bundled_client, params):
+def test_the_default_order_is_the_intervals_worst_end(bundled_client, params):
+    """perf per dollar's low end; for the LLM tasks (issue 38) dollars per unit of work at
+    its high end: the worst the intervals allow either way."""
     body = _recommend(bundled_client, **params)
+    if params["task"].startswith("llm-"):
+        highs = [r["cost_per_unit"]["interval"][1] for r in body["results"]]
+        assert highs == sorted(highs)
+        assert "high end" in body["sorted_by"] and "per unit of work" in body["sorted_by"]
+        return
     lows = [r["perf_per_1000_usd_interval"][0] for r in body["results"]]
     assert lows == sorted(lows, reverse=True)
     assert "low end" in body["sorted_by"]
