@@ -35,6 +35,13 @@ RECOMMEND_INPUTS = inputs(
     [
         rule("give memory_gb or an LLM (params_b or model), not both", "memory_gb"),
         rule("only with params_b or model", "kv_heads", "active_params_b"),
+        rule("only with task llm-inference", "prompt_tokens"),
+        rule(
+            "a software the task's workload class runs on (llm-inference: vllm, sglang, "
+            "trt-llm, llama.cpp; training: pytorch; image-generation and cv inference: "
+            "trt-llm)",
+            "software",
+        ),
         PHASE_RULE,
         LLM_SHAPE_RULE,
     ],
