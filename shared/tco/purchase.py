@@ -61,8 +61,9 @@ def purchase_total(
     build: Build,
     settings: Settings,
     out: list[Sourced],
-) -> tuple[Decimal, float]:
-    """(purchase, share of it that is GPUs: what the resale estimate applies to)."""
+) -> tuple[Decimal, float, tuple[Decimal, Decimal]]:
+    """(purchase, share of it that is GPUs: what the resale estimate applies to, and the
+    purchase at the ends of today's price band: the purchase itself when given)."""
     found = priced_or_error(
         price_today(session, gpu.id, req.condition, settings), gpu.id, req.condition
     )
@@ -73,7 +74,7 @@ def purchase_total(
         gpu_share = float(gpus / (gpus + system_usd))
     if req.purchase_usd is not None:
         out.append(from_request("purchase_usd", req.purchase_usd, "USD"))
-        return req.purchase_usd, gpu_share
+        return req.purchase_usd, gpu_share, (req.purchase_usd, req.purchase_usd)
     if not isinstance(found, TodayPrice):
         raise TcoInputError("purchase_usd", f"{found}: give purchase_usd")
     price = found
@@ -94,7 +95,9 @@ def purchase_total(
             "purchase_usd", total, "USD", "assumption", f"{req.count} x GPU price + system share"
         )
     )
-    return total, gpu_share
+    low, high = price.band
+    band = (build.total_usd(low * req.count), build.total_usd(high * req.count))
+    return total, gpu_share, band
 
 
 def resale_share(

@@ -10,15 +10,19 @@ from decimal import Decimal
 
 from sqlmodel import Session
 
+from shared.builds import unit_cost
 from shared.builds.assumptions import Sourced
 from shared.builds.build import cloud_layout, plan_build
 from shared.builds.layout import Layout, plan_layout
 from shared.builds.speed import build_speedup
+from shared.builds.unit_cost import CostPerUnit, OwnTerms
 from shared.catalog.specs import GpuSpec
 from shared.kit.money import money
 from shared.kit.settings import Settings
+from shared.perfmodel.absolute import Ratio, throughput
 from shared.perfmodel.classmodel import ClassModel
-from shared.perfmodel.workloads import TASK_CLASS
+from shared.perfmodel.units import Throughput, UnknownSoftware
+from shared.perfmodel.workloads import TASK_CLASS, default_llm, implied_phase, task_class
 from shared.pricing.cloud import CloudPrice
 from shared.tco.cloud import closest_cloud_gpu, cloud_price
 from shared.tco.model import TcoInputs, TcoResult, compute_tco
@@ -40,6 +44,28 @@ class TcoReport:
     model_version: str = ""
     # The machines the owned side was priced and timed on (shared/builds).
     layout: Layout | None = None
+    # Each side's throughput in the workload's unit and its dollars per unit of work.
+    own_throughput: Throughput | None = None
+    cloud_throughput: Throughput | None = None
+    own_cost: CostPerUnit | None = None
+    cloud_cost: CostPerUnit | None = None
+
+
+def layout_ratio(
+    model: ClassModel,
+    gpu: GpuSpec,
+    layout: Layout,
+    req: TcoRequest,
+    factor: float,
+    field_name: str = "precision",
+) -> Ratio:
+    """The layout's throughput relative to one reference GPU, with its 80 % interval."""
+    found = build_speedup(model, [gpu], layout, req.task, req.precision, req.network)
+    if found is None:
+        raise TcoInputError(field_name, f"{gpu.id} cannot run {req.precision}")
+    low, high = found.interval
+    scale = found.speedup * factor
+    return Ratio(found.single.relative_throughput * scale, (low * scale, high * scale))
 
 
 def layout_speed(
@@ -51,10 +77,7 @@ def layout_speed(
     field_name: str = "precision",
 ) -> float:
     """Throughput of the layout's GPUs relative to one reference GPU (the build model)."""
-    found = build_speedup(model, [gpu], layout, req.task, req.precision, req.network)
-    if found is None:
-        raise TcoInputError(field_name, f"{gpu.id} cannot run {req.precision}")
-    return found.single.relative_throughput * found.speedup * factor
+    return layout_ratio(model, gpu, layout, req, factor, field_name).value
 
 
 def build_report(
@@ -64,16 +87,18 @@ def build_report(
     out: list[Sourced] = []
     watts, factor = gpu_power(req, gpu, out)
     build = plan_build([gpu], req.count, settings, req.deployment, req.network)
-    own_speed = layout_speed(model, gpu, build.layout, req, factor)
+    own_ratio = layout_ratio(model, gpu, build.layout, req, factor)
+    own_speed = own_ratio.value
     own_single = layout_speed(model, gpu, plan_layout([gpu], 1, req.deployment), req, 1.0)
     if req.cloud_gpu is not None:
         cloud_gpu = gpu_spec("cloud_gpu", req.cloud_gpu)
     else:
         cloud_gpu = closest_cloud_gpu(session, gpu, req, own_single, settings, model)
     rented = cloud_layout(cloud_gpu, req.count)
-    cloud_speed = layout_speed(model, cloud_gpu, rented, req, 1.0, "cloud_gpu")
+    cloud_ratio = layout_ratio(model, cloud_gpu, rented, req, 1.0, "cloud_gpu")
+    cloud_speed = cloud_ratio.value
     simple = running_inputs(req, build, out)
-    purchase, share = purchase_total(session, req, gpu, build, settings, out)
+    purchase, share, band = purchase_total(session, req, gpu, build, settings, out)
     resale = resale_share(session, req, gpu, float(simple["years"]), share, out)
     hourly, offer = cloud_price(session, req, cloud_gpu, settings, out)
     out.extend(_speed_notes(model.version, gpu, cloud_gpu, req, own_speed, cloud_speed))
@@ -94,6 +119,18 @@ def build_report(
         cloud_speed=cloud_speed,
         cloud_gpu_watts=float(cloud_gpu.tdp_w),
     )
+    own_units = _units(model, gpu, req, own_ratio, build.layout)
+    cloud_units = _units(model, cloud_gpu, req, cloud_ratio, rented)
+    terms = OwnTerms(
+        years=inputs.years,
+        utilization=inputs.utilization,
+        electricity_usd_per_kwh=inputs.electricity_usd_per_kwh,
+        pue=inputs.pue,
+        resale_pct=inputs.resale_pct,
+        resale_basis=f"less resale of {inputs.resale_pct:.0%} (assumptions: resale_pct)",
+    )
+    watts = inputs.gpu_watts * inputs.count + inputs.system_watts
+    hourly_build = inputs.cloud_usd_per_hour * inputs.count
     return TcoReport(
         gpu,
         cloud_gpu,
@@ -104,7 +141,38 @@ def build_report(
         offer,
         model.version,
         build.layout,
+        own_throughput=own_units,
+        cloud_throughput=cloud_units,
+        own_cost=unit_cost.owned(own_units, inputs.purchase_usd, band, watts, terms),
+        cloud_cost=unit_cost.rented(
+            cloud_units,
+            hourly_build,
+            (hourly_build, hourly_build),
+            spot=inputs.spot_interruption_overhead > 0,
+            spot_overhead=inputs.spot_interruption_overhead,
+        ),
     )
+
+
+def _units(
+    model: ClassModel, gpu: GpuSpec, req: TcoRequest, ratio: Ratio, layout: Layout
+) -> Throughput:
+    """One side's throughput in the task's unit (the default LLM for llm-inference)."""
+    llm = default_llm(req.precision) if req.task == "llm-inference" else None
+    klass = task_class(req.task, llm, implied_phase(req.task, req.precision, None))
+    try:
+        return throughput(
+            model,
+            gpu,
+            klass,
+            ratio,
+            software=req.software,
+            llm=llm,
+            tp=1,
+            nodes=layout.node_counts,
+        )
+    except UnknownSoftware as exc:
+        raise TcoInputError("software", str(exc), list(exc.valid)) from exc
 
 
 def _speed_notes(

@@ -15,6 +15,7 @@ from shared.builds.schemas import (
     Network,
     Precision,
     Pricing,
+    Software,
     Task,
 )
 
@@ -55,3 +56,8 @@ class TcoRequest(BaseModel):
     )
     spot_interruption_overhead: float | None = Field(default=None, ge=0, le=5)
     carbon_kg_per_kwh: float | None = Field(default=None, ge=0, le=5)
+    software: Software | None = Field(
+        default=None,
+        description="what throughput and cost per unit assume (default per task: llama.cpp "
+        "for llm-inference, pytorch for training, trt-llm for image-generation)",
+    )

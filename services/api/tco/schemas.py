@@ -7,7 +7,7 @@ from decimal import Decimal
 
 from pydantic import BaseModel, Field
 
-from services.api.builds.schemas import LayoutOut
+from services.api.builds.schemas import CostPerUnitOut, LayoutOut, ThroughputOut
 from shared.builds.schemas import Pricing
 
 
@@ -97,3 +97,19 @@ class TcoResponse(BaseModel):
     method: str
     assumptions: list[SourcedOut]
     model_version: str
+    throughput: ThroughputOut | None = Field(
+        default=None, description="the owned build's throughput in the task's unit"
+    )
+    cloud_throughput: ThroughputOut | None = Field(
+        default=None, description="the rented build's throughput in the task's unit"
+    )
+    cost_per_unit: CostPerUnitOut | None = Field(
+        default=None,
+        description="owning: the net purchase and electricity over the busy hours of the "
+        "horizon, per unit of work of the owned build",
+    )
+    cloud_cost_per_unit: CostPerUnitOut | None = Field(
+        default=None,
+        description="renting: the hourly price (with spot's re-run hours) per unit of work of "
+        "the rented build",
+    )

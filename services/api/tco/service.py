@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import asdict
+from typing import TypeVar
 
+from pydantic import BaseModel
 from sqlmodel import Session
 
-from services.api.builds.schemas import LayoutOut
+from services.api.builds.schemas import CostPerUnitOut, LayoutOut, ThroughputOut
 from services.api.tco.schemas import (
     CloudOfferOut,
     CloudSide,
@@ -17,8 +19,10 @@ from services.api.tco.schemas import (
     TcoResponse,
 )
 from shared.builds.assumptions import Sourced
+from shared.builds.unit_cost import CostPerUnit
 from shared.kit.settings import Settings
 from shared.perfmodel.classmodel import ClassModel
+from shared.perfmodel.units import Throughput
 from shared.tco import model
 from shared.tco.report import TcoReport, build_report
 from shared.tco.schemas import TcoRequest
@@ -95,6 +99,9 @@ def _dated(price: Sourced) -> str:
     return f"{price.name} {price.value} {price.unit} ({when})"
 
 
+Out = TypeVar("Out", bound=BaseModel)
+
+
 def verdict(report: TcoReport) -> str:
     """One sentence a buyer can act on, naming the dates of the prices it rests on."""
     r, i = report.result, report.inputs
@@ -134,4 +141,12 @@ def _response(report: TcoReport) -> TcoResponse:
         method=METHOD + "; " + (model.__doc__ or "").split("\n\n", 1)[0],
         assumptions=[SourcedOut.model_validate(asdict(a)) for a in report.assumptions],
         model_version=report.model_version,
+        throughput=_out(ThroughputOut, report.own_throughput),
+        cloud_throughput=_out(ThroughputOut, report.cloud_throughput),
+        cost_per_unit=_out(CostPerUnitOut, report.own_cost),
+        cloud_cost_per_unit=_out(CostPerUnitOut, report.cloud_cost),
     )
+
+
+def _out(schema: type[Out], value: Throughput | CostPerUnit | None) -> Out | None:
+    return None if value is None else schema.model_validate(value.as_dict())

@@ -236,3 +236,46 @@ def test_the_answer_matches_the_documented_schema(tco_client: TestClient) -> Non
     response = case.call()
     assert response.status_code == 200
     case.validate_response(response, checks=[response_schema_conformance])
+
+
+@pytest.mark.parametrize(
+    ("params", "unit"),
+    [
+        ({"gpu": "rtx-3090", "count": 4}, "usd per 1k images"),
+        (
+            {"gpu": "rtx-3090", "task": "llm-inference", "pricing": "spot"},
+            "usd per 1M output tokens",
+        ),
+        ({"gpu": "rtx-4090", "task": "llm-training", "years": 2}, "usd per 1M training tokens"),
+    ],
+)
+def test_both_sides_cost_per_unit_of_work(
+    tco_client: TestClient, params: dict[str, object], unit: str
+) -> None:
+    """Issue 38: owning and renting in dollars per unit of work, each the side's cost per
+    hour over the units its build does in that hour."""
+    body = tco_client.get("/tco", params=params).json()
+    own, cloud = body["cost_per_unit"], body["cloud_cost_per_unit"]
+    assert own["unit"] == cloud["unit"] == unit
+    scale = 1e6 if "1M" in unit else 1e3
+    for side, speed in ((own, body["throughput"]), (cloud, body["cloud_throughput"])):
+        assert side["units_per_hour"] == pytest.approx(speed["value"] * 3600, rel=1e-3)
+        assert side["usd"] == pytest.approx(
+            side["usd_per_hour"] / side["units_per_hour"] * scale, abs=0.005, rel=1e-3
+        )
+        low, high = side["interval"]
+        assert low <= side["usd"] <= high
+    # Owning: the TCO's own cost per busy hour, the same arithmetic.
+    assert own["usd_per_hour"] == pytest.approx(float(body["own"]["usd_per_work_hour"]), abs=0.01)
+    # Renting: the build's hourly price, with spot's re-run hours.
+    extra = 1 + body["cloud"]["spot_interruption_overhead"]
+    hourly = float(body["cloud"]["usd_per_gpu_hour"]) * body["count"] * extra
+    assert cloud["usd_per_hour"] == pytest.approx(hourly, rel=1e-6)
+    assert body["throughput"]["software"] and body["throughput"]["basis"].startswith("calibrated")
+
+
+def test_a_software_the_task_cannot_take_is_a_422(tco_client: TestClient) -> None:
+    response = tco_client.get("/tco", params={"gpu": "rtx-3090", "software": "vllm"})
+    assert response.status_code == 422, response.text
+    assert response.json()["message"].startswith("software")
+    assert "pytorch" in response.text
