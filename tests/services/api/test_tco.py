@@ -250,7 +250,7 @@ def test_the_answer_matches_the_documented_schema(tco_client: TestClient) -> Non
     ],
 )
 def test_both_sides_cost_per_unit_of_work(
-    tco_client: TestClient, params: dict[str, object], unit: str
+    tco_client: TestClient, params: dict[str, str | int], unit: str
 ) -> None:
     """Issue 38: owning and renting in dollars per unit of work, each the side's cost per
     hour over the units its build does in that hour."""
