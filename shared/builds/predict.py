@@ -9,6 +9,7 @@ from typing import Any
 from shared.builds.constants import AUTO, DEPLOYMENTS, MODEL_NETWORK, NETWORKS
 from shared.builds.layout import plan_layout
 from shared.builds.predict_request import MAX_PARAMS_B, PredictRequest
+from shared.builds.serving_target import Targets, serve_to_target, serving_speed
 from shared.builds.throughput import RunRequest, llm_fit, run_time, training_fit
 from shared.catalog.specs import GpuSpec, load_catalog
 from shared.perfmodel import units
@@ -236,6 +237,7 @@ def predict_request(
         software=req.software,
         prompt_tokens=req.prompt_tokens,
         run=RunRequest(req.train_tokens, req.epochs, req.dataset_tokens, req.dataset_size),
+        targets=Targets(req.min_tokens_per_s_per_user, req.max_ttft_ms),
     )
 
 
@@ -262,6 +264,7 @@ def predict_full(
     software: str | None = None,
     prompt_tokens: int | None = None,
     run: RunRequest | None = None,
+    targets: Targets | None = None,
 ) -> dict[str, Any]:
     """Throughput of `count` GPUs relative to one reference GPU and in the workload's own
     unit, with its provenance; the GPUs sit in the layout the one build model gives them
@@ -274,6 +277,7 @@ def predict_full(
     phase = checked_phase(task, phase)
     run = run or RunRequest()
     _check_units_inputs(task, prompt_tokens, run)
+    _check_targets(task, targets)
     llm = llm_workload(
         task, precision, params_b, batch, context, weights, llm_model, kv_heads, active_params_b
     )
@@ -343,19 +347,40 @@ def predict_full(
             "no throughput: the build cannot hold this workload "
             f"(fit.smallest_count: {fit['smallest_count'] or 'none within one machine'})"
         )
+    relative: float | None = prediction.relative_throughput * factor if fit["fits"] else None
+    interval: list[float] | None = [low * factor, high * factor] if fit["fits"] else None
+    target = None
+    if targets is not None and targets.given and absolute is not None:
+        assert result.llm is not None
+        met = serve_to_target(
+            model,
+            gpu,
+            result.llm,
+            layout,
+            targets,
+            software=software,
+            prompt_tokens=prompt_tokens or DEFAULT_PROMPT_TOKENS,
+            speed=serving_speed(model, gpu, layout, factor / result.multi_gpu_speedup),
+        )
+        target = met.as_dict(targets)
+        absolute = met.throughput
+        relative = None if met.ratio is None else met.ratio.value
+        interval = None if met.ratio is None else list(met.ratio.interval)
     return {
         "gpu_id": gpu_id,
         "task": task,
         "precision": precision,
         "workload": name,
         "count": count,
-        "relative_throughput": prediction.relative_throughput * factor if fit["fits"] else None,
+        "relative_throughput": relative,
         "single_gpu_relative_throughput": prediction.relative_throughput if fit["fits"] else None,
         "multi_gpu_speedup": result.multi_gpu_speedup,
         "interconnect": interconnect_class(gpu),
-        "interval": [low * factor, high * factor] if fit["fits"] else None,
+        "interval": interval,
         "throughput": None if absolute is None else absolute.as_dict(),
         "run": None if absolute is None else run_time(klass, name, absolute, run),
+        "target": target,
+        "meets_target": None if target is None else target["meets_target"],
         "fit": fit,
         "basis": prediction.basis,
         "reference_gpu": prediction.reference_gpu,
@@ -372,6 +397,21 @@ def predict_full(
         "prefill": _prefill(model, gpu, task, precision, llm),
         "training": _training_answer(model, task, training, memory),
     }
+
+
+def _check_targets(task: str, targets: Targets | None) -> None:
+    if targets is None:
+        return
+    for field, value in (
+        ("min_tokens_per_s_per_user", targets.min_tokens_per_s_per_user),
+        ("max_ttft_ms", targets.max_ttft_ms),
+    ):
+        if value is None:
+            continue
+        if task != "llm-inference":
+            raise InvalidInputError(field, value, ["only with task llm-inference"])
+        if value <= 0:
+            raise InvalidInputError(field, value, ["a number > 0"])
 
 
 def _check_software(klass: str, software: str) -> None:

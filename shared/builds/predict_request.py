@@ -94,6 +94,17 @@ class PredictRequest(BaseModel):
     dataset_tokens: float | None = Field(
         default=None, le=1e15, description="llm-training: tokens in the dataset (with epochs)"
     )
+    min_tokens_per_s_per_user: float | None = Field(
+        default=None,
+        le=1e6,
+        description="llm-inference: each user's output tokens/s at least (the answer: the "
+        "largest concurrency that meets it and max_ttft_ms)",
+    )
+    max_ttft_ms: float | None = Field(
+        default=None,
+        le=1e7,
+        description="llm-inference: time to first token at most (ms), with prompt_tokens",
+    )
     dataset_size: float | None = Field(
         default=None,
         le=1e12,

@@ -21,6 +21,8 @@ from shared.perfmodel.workloads import (
 )
 
 DEFAULT_PROMPT_TOKENS = 512
+# The concurrency a serving stack's only bundled absolute table ran at (llmperf: vLLM).
+MEASURED_CONCURRENCY = {"decode@vllm": 64}
 UNITS_DOC = "docs/model/units.md"
 
 
@@ -156,8 +158,15 @@ def _llm(
     batch = inf.effective_batch(gpu, llm, tp)
     per_user = value / (replicas * batch)
     low, high = interval
-    ttft = _ttft(model, gpu, llm, software, chip, tp, prompt_tokens, stack)
+    ttft = _ttft(model, gpu, llm.with_batch(batch), software, chip, tp, prompt_tokens, stack)
     caveats = [*use.caveats, *ttft.caveats]
+    measured_at = MEASURED_CONCURRENCY.get(use.level.key)
+    if measured_at is not None and batch < measured_at / 4:
+        caveats.append(
+            f"{use.level.key.split('@')[1]}'s level and per-step overhead are measured at "
+            f"{measured_at} concurrent requests only; at {batch} the per-user figure is an "
+            "extrapolation (likely low: the fitted step overhead)"
+        )
     class_stack = CLASS_STACK.get(klass, SERVING_STACK)
     if class_stack != stack:
         caveats.append(
@@ -204,7 +213,7 @@ def _ttft(
     """A new request's prompt at the group's prefill rate, plus the decode step it joins
     (no queueing: an idle server, or chunked prefill that gives it the next step)."""
     asked = replace(llm, prompt_tokens=prompt_tokens)
-    relative = model.predict_prefill(gpu, asked)
+    relative = model.predict_prefill(gpu, asked, stack)
     ref = load_catalog().by_id[model.reference_gpu]
     overhead = model.params.fitted.inference().step_overhead_s.get(stack)
     reference = replace(asked, weights="fp16", bits_per_weight=None)
@@ -218,7 +227,8 @@ def _ttft(
         (relative.interval[0] * per_relative, relative.interval[1] * per_relative),
         use.log_half_width,
     )
-    step_s = inf.decode_step_s(gpu, llm.with_batch(1), model.params.fitted.inference(), stack, tp)
+    # The step it joins: one of the running batch's (llm is at the served batch).
+    step_s = inf.decode_step_s(gpu, llm, model.params.fitted.inference(), stack, tp)
 
     def ms(r: float) -> float:
         return (prompt_tokens / r + step_s) * 1000.0

@@ -51,6 +51,7 @@ from shared.perfmodel.workloads import (
     LLM_CLASSES,
     LLM_DECODE,
     LLM_PREFILL,
+    LLM_SERVING,
     TRAINING_CLASSES,
     TRAINING_LLM,
     TRAINING_NLP,
@@ -516,13 +517,23 @@ class ClassModel:
         runs = fitting or inf.sequences_held(gpu, llm, tp) > 0
         return TaskPrediction(single, klass, factor, tp, llm, fits=runs)
 
-    def predict_prefill(self, gpu: GpuSpec, llm: LlmWorkload) -> Prediction | None:
+    def predict_serving(
+        self, gpu: GpuSpec, llm: LlmWorkload, nodes: Sequence[int]
+    ) -> TaskPrediction | None:
+        """LLM decode timed as a server times it (the serving class and stack) at any batch,
+        one included: a latency target's search over concurrencies stays on one physics."""
+        return self._llm(gpu, LLM_SERVING, llm, list(nodes))
+
+    def predict_prefill(
+        self, gpu: GpuSpec, llm: LlmWorkload, stack: str | None = None
+    ) -> Prediction | None:
         """Prompt processing (the time to the first token) of one GPU relative to the
-        reference at 16 bits on the software stack of the request's class: the
-        software-aware prefill model (prefill.py), with its held-out 80 % interval."""
+        reference at 16 bits on `stack` (default: the software stack of the request's
+        class): the software-aware prefill model (prefill.py), with its held-out 80 %
+        interval."""
         if not runs_weights(gpu, llm.weights):
             return None
-        stack = CLASS_STACK.get(llm_class(llm), SERVING_STACK)
+        stack = stack or CLASS_STACK.get(llm_class(llm), SERVING_STACK)
         ref = load_catalog().by_id[self.reference_gpu]
         overhead = self.params.fitted.inference().step_overhead_s.get(stack)
         est = prefill.predict_relative(gpu, ref, llm, stack, overhead)

@@ -46,7 +46,12 @@ PREDICT_INPUTS = inputs(
             "weights",
         ),
         rule("within this GPU's power range", "power_limit_w"),
-        rule("only with task llm-inference", "prompt_tokens"),
+        rule(
+            "only with task llm-inference",
+            "prompt_tokens",
+            "min_tokens_per_s_per_user",
+            "max_ttft_ms",
+        ),
         rule(
             "only with task llm-training (epochs with dataset_tokens)",
             "train_tokens",
@@ -76,6 +81,8 @@ PREDICT_INPUTS = inputs(
     epochs={"exclusiveMinimum": 0},
     dataset_tokens={"exclusiveMinimum": 0},
     dataset_size={"exclusiveMinimum": 0},
+    min_tokens_per_s_per_user={"exclusiveMinimum": 0},
+    max_ttft_ms={"exclusiveMinimum": 0},
 )
 
 
