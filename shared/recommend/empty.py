@@ -16,12 +16,13 @@ from shared.perfmodel.memory import BYTES_PER_WEIGHT
 from shared.recommend.memory import fits_memory, needed_gb, resized
 from shared.recommend.schemas import RecommendQuery, WeightPrecision
 
-MEMORY, STALE_RENTAL, LICENCE, BUDGET, PRECISION = (
+MEMORY, STALE_RENTAL, LICENCE, BUDGET, PRECISION, TARGET = (
     "memory",
     "stale_rental",
     "datacenter_licence",
     "budget",
     "precision",
+    "target",
 )
 MAX_COUNT = 64
 SMALLER_WEIGHTS: tuple[WeightPrecision, ...] = ("fp8", "int8", "int4", "fp4")
@@ -44,6 +45,8 @@ class Exclusions:
     priced: set[str] = field(default_factory=set)
     removed: Counter[str] = field(default_factory=Counter)
     alone: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
+    # The latency targets missed at concurrency 1, per target, over the cards removed.
+    missed: Counter[str] = field(default_factory=Counter)
 
     def add(self, gpu_id: str, failures: Sequence[str], memory_gb: float, usd: float) -> None:
         self.priced.add(gpu_id)
@@ -74,6 +77,11 @@ def explain_empty(query: RecommendQuery, found: Exclusions) -> EmptyReason:
         suggestions.append(
             "condition=new or used: these rental prices are older than the stale age"
         )
+    if found.removed[TARGET]:
+        for target, n in found.missed.most_common():
+            suggestions.append(
+                f"relax {target}: {n} card(s) miss it even serving one user at a time"
+            )
     if found.removed[PRECISION]:
         suggestions.append(f"another precision or weight format than {query.precision}")
     if not suggestions:

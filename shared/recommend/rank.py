@@ -12,7 +12,7 @@ a well-measured, freshly priced one only if it wins even at its worst.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
@@ -21,6 +21,7 @@ from sqlmodel import Session
 from shared.builds import assumptions as d
 from shared.builds.build import Build, cloud_layout, perf_per_dollar, plan_build
 from shared.builds.layout import Layout
+from shared.builds.serving_target import Targets, serve_to_target
 from shared.builds.speed import build_speedup
 from shared.builds.unit_cost import CostPerUnit, OwnTerms, owned, rented
 from shared.catalog.specs import GpuSpec
@@ -34,6 +35,7 @@ from shared.perfmodel.llm_training import LlmTraining, canonical_mode
 from shared.perfmodel.units import Throughput
 from shared.perfmodel.workloads import (
     LLM_CLASSES,
+    LLM_SERVING,
     LlmWorkload,
     default_llm,
     implied_phase,
@@ -70,6 +72,8 @@ class Speed:
     # The workload class that timed it and the tensor-parallel group (the buyer's units).
     workload_class: str = ""
     tensor_parallel: int = 1
+    # Timed to a latency target: the throughput at the concurrency that meets it.
+    units: Throughput | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +140,8 @@ def rank(
     candidates = [(r, speed) for r in eligible if (speed := speeds[r.spec.id]) is not None]
     if unrunnable := len(eligible) - len(candidates):
         found.removed[empty.PRECISION] += unrunnable
+    if _targets(query).given:
+        candidates = _to_targets(candidates, query, model, found)
     # Rank on the cheap numbers first; only the returned rows get caveats and text.
     costs = Costs(model, settings)
     ranked = sorted(candidates, key=lambda c: _sort_key(c[0], c[1], query, costs))
@@ -246,6 +252,53 @@ def _speed(
         workload_class=klass,
         tensor_parallel=tp,
     )
+
+
+def _targets(query: RecommendQuery) -> Targets:
+    return Targets(query.min_tokens_per_s_per_user, query.max_ttft_ms)
+
+
+def _to_targets(
+    candidates: list[tuple[Ranked, Speed]],
+    query: RecommendQuery,
+    model: ClassModel,
+    found: empty.Exclusions,
+) -> list[tuple[Ranked, Speed]]:
+    """Each card timed at the largest concurrency that meets the latency targets; a card
+    that misses them serving one user is not ranked (counted under `target`)."""
+    llm = request_llm(query) or default_llm(query.precision)
+    out = []
+    for row, speed in candidates:
+        met = serve_to_target(
+            model,
+            row.spec,
+            llm,
+            speed.layout,
+            _targets(query),
+            software=query.software,
+            prompt_tokens=query.prompt_tokens or DEFAULT_PROMPT_TOKENS,
+        )
+        if not met.meets or met.ratio is None or met.throughput is None:
+            found.removed[empty.TARGET] += 1
+            found.missed.update(met.failing)
+            continue
+        per_group = (met.concurrency or 1) // max(
+            1, sum(n // speed.tensor_parallel for n in speed.layout.node_counts)
+        )
+        timed = replace(
+            speed,
+            single=met.ratio.value,
+            speedup=1.0,
+            basis=f"{speed.basis}; timed at the largest concurrency meeting the latency "
+            f"targets: {met.concurrency}",
+            effective_batch=max(1, per_group),
+            interval=met.ratio.interval,
+            speedup_half_width=0.0,
+            workload_class=LLM_SERVING,
+            units=met.throughput,
+        )
+        out.append((row, timed))
+    return out
 
 
 def _build(row: Ranked, speed: Speed, query: RecommendQuery) -> tuple[float, Decimal, Decimal]:
@@ -376,7 +429,7 @@ class Costs:
         if not speed.workload_class:
             return None
         performance, _, total = _build(row, speed, query)
-        value = throughput(
+        value = speed.units or throughput(
             self.model,
             row.spec,
             speed.workload_class,

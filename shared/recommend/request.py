@@ -84,6 +84,20 @@ class RecommendRequest(BaseModel):
         le=2_000_000,
         description="llm-inference: prompt length for the time to first token (default 512)",
     )
+    min_tokens_per_s_per_user: float | None = Field(
+        default=None,
+        gt=0,
+        le=1e6,
+        description="llm-inference: each user's output tokens/s at least; each card is "
+        "timed at the largest concurrency that meets it and max_ttft_ms, and a card that "
+        "cannot is not ranked",
+    )
+    max_ttft_ms: float | None = Field(
+        default=None,
+        gt=0,
+        le=1e7,
+        description="llm-inference: time to first token at most (ms), with prompt_tokens",
+    )
     utilization: float | None = Field(
         default=None,
         ge=d.MIN_UTILIZATION,

@@ -81,5 +81,7 @@ class RecommendQuery(BaseModel):
     phase: Phase | None = None
     software: str | None = None
     prompt_tokens: int | None = None
+    min_tokens_per_s_per_user: float | None = None
+    max_ttft_ms: float | None = None
     utilization: float | None = None
     years: float | None = None

@@ -35,7 +35,12 @@ RECOMMEND_INPUTS = inputs(
     [
         rule("give memory_gb or an LLM (params_b or model), not both", "memory_gb"),
         rule("only with params_b or model", "kv_heads", "active_params_b"),
-        rule("only with task llm-inference", "prompt_tokens"),
+        rule(
+            "only with task llm-inference",
+            "prompt_tokens",
+            "min_tokens_per_s_per_user",
+            "max_ttft_ms",
+        ),
         rule(
             "a software the task's workload class runs on (llm-inference: vllm, sglang, "
             "trt-llm, llama.cpp; training: pytorch; image-generation and cv inference: "
@@ -51,10 +56,9 @@ RECOMMEND_INPUTS = inputs(
 
 def _check_units(params: RecommendRequest) -> None:
     """software and prompt_tokens belong to some tasks only: a 422 names the field."""
-    if params.prompt_tokens is not None and params.task != "llm-inference":
-        raise InvalidParameter(
-            "prompt_tokens", "only with task llm-inference", ["task=llm-inference"]
-        )
+    for name in ("prompt_tokens", "min_tokens_per_s_per_user", "max_ttft_ms"):
+        if getattr(params, name) is not None and params.task != "llm-inference":
+            raise InvalidParameter(name, "only with task llm-inference", ["task=llm-inference"])
     if params.software is None:
         return
     llm = params.batch if params.params_b is not None or params.model is not None else 1
@@ -134,6 +138,8 @@ def get_recommendation(
         phase=params.phase,
         software=params.software,
         prompt_tokens=params.prompt_tokens,
+        min_tokens_per_s_per_user=params.min_tokens_per_s_per_user,
+        max_ttft_ms=params.max_ttft_ms,
         utilization=params.utilization,
         years=params.years,
     )

@@ -117,7 +117,7 @@ class EmptyReasonOut(BaseModel):
     message: str
     removed: dict[str, int] = Field(
         description="GPUs removed per filter: memory, stale_rental, datacenter_licence, "
-        "budget, precision (each GPU counted under the first filter that removed it)"
+        "budget, precision, target (each GPU counted under the first filter that removed it)"
     )
     suggestions: list[str]
 

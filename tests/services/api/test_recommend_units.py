@@ -107,3 +107,28 @@ def test_a_units_field_that_does_not_apply_names_itself(bundled_client, params, 
     response = bundled_client.get("/recommend", params=params)
     assert response.status_code == 422, response.text
     assert field in response.json()["message"]
+
+
+def test_latency_targets_time_each_card_at_the_concurrency_that_meets_them(bundled_client):
+    base = {"task": "llm-inference", "params_b": 8, "condition": "cloud"}
+    lax = _recommend(bundled_client, **base, min_tokens_per_s_per_user=5, max_ttft_ms=2000)
+    strict = _recommend(bundled_client, **base, min_tokens_per_s_per_user=15, max_ttft_ms=2000)
+    assert lax["results"] and strict["results"]
+    for body, floor in ((lax, 5), (strict, 15)):
+        for result in body["results"]:
+            throughput = result["throughput"]
+            assert throughput["per_user"] >= floor and throughput["ttft_ms"] <= 2000
+    lax_value = {r["gpu"]["id"]: r["throughput"]["value"] for r in lax["results"]}
+    for result in strict["results"]:
+        # A stricter target never raises a card's throughput.
+        if result["gpu"]["id"] in lax_value:
+            assert result["throughput"]["value"] <= lax_value[result["gpu"]["id"]] * 1.000001
+
+
+def test_a_target_no_card_meets_says_which_to_relax(bundled_client):
+    body = _recommend(
+        bundled_client, task="llm-inference", params_b=8, min_tokens_per_s_per_user=1e5
+    )
+    assert body["results"] == []
+    assert body["empty"]["removed"]["target"] > 0
+    assert any("relax min_tokens_per_s_per_user" in s for s in body["empty"]["suggestions"])
