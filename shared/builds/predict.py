@@ -11,6 +11,7 @@ from shared.builds.layout import plan_layout
 from shared.builds.predict_request import MAX_PARAMS_B, PredictRequest
 from shared.builds.serving_target import Targets, serve_to_target, serving_speed
 from shared.builds.throughput import RunRequest, llm_fit, run_time, training_fit
+from shared.builds.unit_cost import BUY, COST_UNITS, RENT, Costing
 from shared.catalog.specs import GpuSpec, load_catalog
 from shared.perfmodel import units
 from shared.perfmodel.absolute import DEFAULT_PROMPT_TOKENS, Ratio, throughput
@@ -29,6 +30,7 @@ from shared.perfmodel.llm_training import (
 from shared.perfmodel.memory import FULL, LORA, QLORA, MemoryEstimate, llm_memory, split_across
 from shared.perfmodel.power import power_limit
 from shared.perfmodel.scaling import interconnect_class
+from shared.perfmodel.units import TRAINING_TOKENS, Throughput
 from shared.perfmodel.workloads import (
     CLASS_BASIS,
     CLASS_FAMILY,
@@ -212,9 +214,13 @@ def llm_training_workload(
 
 
 def predict_request(
-    model: ClassModel, req: PredictRequest, gpu_id: str | None = None
+    model: ClassModel,
+    req: PredictRequest,
+    gpu_id: str | None = None,
+    costing: Costing | None = None,
 ) -> dict[str, Any]:
-    """predict_full for a request (`gpu_id`: the request's GPU already resolved)."""
+    """predict_full for a request (`gpu_id`: the request's GPU already resolved;
+    `costing`: today's prices, for the cost per unit)."""
     return predict_full(
         model,
         gpu_id or req.gpu,
@@ -238,6 +244,7 @@ def predict_request(
         prompt_tokens=req.prompt_tokens,
         run=RunRequest(req.train_tokens, req.epochs, req.dataset_tokens, req.dataset_size),
         targets=Targets(req.min_tokens_per_s_per_user, req.max_ttft_ms),
+        costing=costing,
     )
 
 
@@ -265,6 +272,7 @@ def predict_full(
     prompt_tokens: int | None = None,
     run: RunRequest | None = None,
     targets: Targets | None = None,
+    costing: Costing | None = None,
 ) -> dict[str, Any]:
     """Throughput of `count` GPUs relative to one reference GPU and in the workload's own
     unit, with its provenance; the GPUs sit in the layout the one build model gives them
@@ -381,6 +389,8 @@ def predict_full(
         "run": None if absolute is None else run_time(klass, name, absolute, run),
         "target": target,
         "meets_target": None if target is None else target["meets_target"],
+        "cost_per_unit": _cost(costing, absolute, BUY, count, run),
+        "rent_cost_per_unit": _cost(costing, absolute, RENT, count, run),
         "fit": fit,
         "basis": prediction.basis,
         "reference_gpu": prediction.reference_gpu,
@@ -397,6 +407,26 @@ def predict_full(
         "prefill": _prefill(model, gpu, task, precision, llm),
         "training": _training_answer(model, task, training, memory),
     }
+
+
+def _cost(
+    costing: Costing | None,
+    absolute: Throughput | None,
+    condition: str,
+    count: int,
+    run: RunRequest,
+) -> dict[str, Any] | None:
+    """Dollars per unit of work bought or rented at today's stored price; with a stated
+    fine-tune, the run's dollars too."""
+    if costing is None or absolute is None:
+        return None
+    cost = costing.cost(absolute, condition, count)
+    if cost is None:
+        return None
+    tokens = run.tokens
+    if tokens is not None and absolute.unit == TRAINING_TOKENS:
+        cost = replace(cost, run_usd=cost.usd * tokens / COST_UNITS[absolute.unit][0])
+    return cost.as_dict()
 
 
 def _check_targets(task: str, targets: Targets | None) -> None:

@@ -10,7 +10,7 @@ takes the price band's high end with the throughput's low end, and the reverse.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
 
@@ -26,6 +26,9 @@ COST_UNITS: dict[str, tuple[float, str]] = {
     u.SEQUENCES_S: (1e3, "usd per 1k sequences"),
 }
 RUN_UNIT = "usd per run"
+# The conditions a single-build answer prices (the stored Score rows' names): buying (the
+# fresher of new and used, /recommend's default) and renting on demand.
+BUY, RENT = "any", "cloud:on-demand"
 HOURS_PER_YEAR = d.HOURS_PER_DAY * d.DAYS_PER_YEAR
 
 
@@ -156,3 +159,60 @@ def owned(
 def _work(unit: str) -> str:
     """What a throughput unit counts: output tokens, training tokens, images, sequences."""
     return unit.rsplit("/", 1)[0]
+
+
+@dataclass(frozen=True, slots=True)
+class CardPrice:
+    """One GPU's price today with its 80 % band: per GPU (bought) or per GPU-hour
+    (rented), and what it is in words."""
+
+    usd: Decimal
+    band: tuple[Decimal, Decimal]
+    condition: str
+    said: str
+
+
+def priced_build(
+    throughput: u.Throughput,
+    price: CardPrice,
+    count: int,
+    system_usd: Decimal,
+    watts: float,
+    terms: OwnTerms,
+) -> CostPerUnit:
+    """Dollars per unit of `count` GPUs at `price`: rented by the hour when the condition
+    is a cloud one, else owned with the system around them."""
+    low, high = price.band
+    if price.condition.startswith("cloud:"):
+        cost = rented(
+            throughput,
+            price.usd * count,
+            (low * count, high * count),
+            spot=price.condition == "cloud:spot",
+        )
+    else:
+        cost = owned(
+            throughput,
+            price.usd * count + system_usd,
+            (low * count + system_usd, high * count + system_usd),
+            watts,
+            terms,
+        )
+    return replace(cost, basis=f"{price.said}; {cost.basis}")
+
+
+@dataclass(frozen=True, slots=True)
+class Costing:
+    """What pricing one build needs: today's prices of its GPU by condition, the system
+    around the GPUs, the watts it draws when busy and how an owned build is used."""
+
+    prices: dict[str, CardPrice]
+    system_usd: Decimal
+    watts: float
+    terms: OwnTerms
+
+    def cost(self, throughput: u.Throughput, condition: str, count: int) -> CostPerUnit | None:
+        price = self.prices.get(condition)
+        if price is None:
+            return None
+        return priced_build(throughput, price, count, self.system_usd, self.watts, self.terms)

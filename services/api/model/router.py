@@ -6,18 +6,20 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
-from services.api.deps import ModelDep
+from services.api.deps import ModelDep, SessionDep, SettingsDep
 from services.api.errors import InvalidParameter
 from services.api.openapi_inputs import LLM_SHAPE_RULE, PHASE_RULE, inputs, one_of, rule
 from shared.builds.constants import DEPLOYMENTS, NETWORKS
 from shared.builds.predict import TASKS, InvalidInputError, predict_request, valid_workloads
 from shared.builds.predict_request import PredictRequest
 from shared.catalog.aliases import catalog_id
+from shared.catalog.specs import load_catalog
 from shared.perfmodel.base import PRECISIONS
 from shared.perfmodel.llm_shapes import MODEL_NAMES
 from shared.perfmodel.llm_training import TRAINING_MODES
 from shared.perfmodel.units import SOFTWARE
 from shared.perfmodel.workloads import PHASES, WEIGHT_FORMATS
+from shared.scoring.card_prices import costing_for
 
 router = APIRouter(tags=["model"])
 
@@ -90,12 +92,16 @@ PREDICT_INPUTS = inputs(
 def model_predict(
     query: Annotated[PredictRequest, Query()],
     model: ModelDep,
+    session: SessionDep,
+    settings: SettingsDep,
 ) -> dict[str, Any]:
     """Throughput relative to the reference GPU and in the workload's own unit
     (`throughput`), with interval, basis, workload class and model version; `fit` says
     whether the build holds the workload (no throughput when it does not)."""
     gpu_id = catalog_id("gpu", query.gpu)  # an unknown name is a 422 with the closest ids
+    gpu = load_catalog().by_id[gpu_id]
+    costing = costing_for(session, settings, gpu, query.count, query.deployment, query.network)
     try:
-        return predict_request(model, query, gpu_id)
+        return predict_request(model, query, gpu_id, costing)
     except InvalidInputError as exc:
         raise InvalidParameter(exc.field, str(exc), exc.valid) from exc
