@@ -107,6 +107,8 @@ class LevelRow:
     detail: str
     # False: scored against the level, never used to fit it (multi-GPU Lambda rows).
     fitted: bool = True
+    # The LLM's size where the row has one (billions of parameters).
+    params_b: float | None = None
 
     @property
     def log_level(self) -> float:
@@ -147,6 +149,7 @@ def llm_rows(model: ClassModel) -> list[LevelRow]:
                 predicted,
                 params.half_width[klass],
                 m.system,
+                params_b=row.llm.workload.params_b,
             )
         )
     return out
@@ -178,6 +181,7 @@ def prefill_rows(model: ClassModel) -> list[LevelRow]:
                 predicted,
                 prefill.half_width(p, gpu, row.family)[0],
                 row.detail,
+                params_b=row.workload.params_b,
             )
         )
     return out
@@ -264,6 +268,7 @@ def _training_row(
         relative / u.training_flops_per_token(training),
         half,
         detail,
+        params_b=training.params_b,
     )
 
 
@@ -373,6 +378,7 @@ def lhl_rows(model: ClassModel) -> list[LevelRow]:
                 decode,
                 params.half_width[LLM_DECODE],
                 r["build"],
+                params_b=LLAMA2_7B,
             )
         )
         workload = LlmWorkload(
@@ -391,6 +397,7 @@ def lhl_rows(model: ClassModel) -> list[LevelRow]:
                 prefill.prefill_tokens_per_s(gpu, workload, family, p.log_share, overhead),
                 prefill.half_width(p, gpu, family)[0],
                 r["build"],
+                params_b=LLAMA2_7B,
             )
         )
     return out
