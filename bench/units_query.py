@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
         "fp16",
         params_b=args.params_b,
         software=args.software,
-        **llm_args,  # type: ignore[arg-type]
+        **llm_args,
     )
     throughput = answer["throughput"]
     if throughput is None:
