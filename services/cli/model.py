@@ -14,7 +14,8 @@ from services.cli.lazy import Lazy, lazy_group
 PREDICT = Lazy(
     "services.cli.model_predict",
     "predict",
-    "Throughput relative to one reference GPU, and the workload class used.",
+    "Throughput in the workload's own unit and relative to one reference GPU, its cost "
+    "per unit of work at today's prices, and the workload class used.",
 )
 app = typer.Typer(
     help="The calibrated performance model.",

@@ -56,7 +56,18 @@ def recommend_body(request: RecommendRequest) -> str:
 
 
 Json = dict[str, Any]
-HEADER = ("#", "GPU", "memory", "perf/$1k", "80 % interval", "price", "measure", "observed")
+HEADER = (
+    "#",
+    "GPU",
+    "memory",
+    "throughput",
+    "$/unit (80 %)",
+    "perf/$1k",
+    "80 % interval",
+    "price",
+    "measure",
+    "observed",
+)
 
 
 def table(body: Json) -> str:
@@ -118,6 +129,8 @@ def _row(result: Json) -> tuple[str, ...]:
         str(result["rank"]),
         result["gpu"]["id"],
         f"{result['gpu']['memory_gb']:g} GB",
+        _throughput(result.get("throughput")),
+        _cost(result.get("cost_per_unit")),
         _figure(result["perf_per_1000_usd"]),
         f"{_figure(low)}-{_figure(high)}",
         f"{usd} {offer}",
@@ -126,9 +139,30 @@ def _row(result: Json) -> tuple[str, ...]:
     )
 
 
+def _throughput(throughput: Json | None) -> str:
+    if throughput is None:
+        return "-"
+    return f"{_figure(throughput['value'])} {throughput['unit']}"
+
+
+def _cost(cost: Json | None) -> str:
+    if cost is None:
+        return "-"
+    low, high = cost["interval"]
+    unit = cost["unit"].removeprefix("usd ")
+    return f"${_figure(cost['usd'])} {unit} (${_figure(low)}-${_figure(high)})"
+
+
 def _details(result: Json) -> list[str]:
     basis = result["price"]["basis"]
     notes = [f"price: {basis}"] if basis else []
+    throughput = result.get("throughput")
+    if throughput is not None and throughput.get("per_user") is not None:
+        notes.append(
+            f"per user {_figure(throughput['per_user'])} tokens/s at "
+            f"{throughput['concurrency']} concurrent, first token {throughput['ttft_ms']:,.0f} "
+            f"ms ({throughput['software']})"
+        )
     return notes + [f"caveat: {caveat}" for caveat in result["caveats"]]
 
 

@@ -150,8 +150,9 @@ def test_rentals_are_priced_per_gpu_hour(api: TestClient) -> None:
     assert list(ranked) == [r["gpu"]["id"] for r in body["results"]] and ranked
     for result in body["results"]:
         row = ranked[result["gpu"]["id"]]
-        [price] = [word for word in row.split() if word.startswith("$")]
-        assert price.endswith("/GPU-h") and "/GPU-h spot" in row
+        # The hourly price (the cost per unit beside it is in dollars too).
+        [price] = [w for w in row.split() if w.startswith("$") and w.endswith("/GPU-h")]
+        assert "/GPU-h spot" in row
         assert Decimal(price[1:].removesuffix("/GPU-h")) == Decimal(result["price"]["usd"])
 
 

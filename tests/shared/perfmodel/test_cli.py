@@ -78,3 +78,18 @@ def test_reports_go_to_the_data_directory_unless_asked_for_docs():
     from services.cli.model import DEFAULT_REPORT_DIR
 
     assert DEFAULT_REPORT_DIR.parts[0] == "var"
+
+
+def test_predict_speaks_the_workloads_unit_and_says_when_it_does_not_fit():
+    args = ["predict", "--gpu", "h100-sxm5", "--task", "llm-inference", "--params-b", "8"]
+    text = runner.invoke(app, [*args, "--batch", "16", "--prompt-tokens", "1024"])
+    assert text.exit_code == 0, text.output
+    assert "output tokens/s" in text.output and "on vllm" in text.output
+    assert "first token in" in text.output and "(1024 prompt tokens)" in text.output
+    big = runner.invoke(
+        app, ["predict", "--gpu", "rtx-4090", "--task", "llm-inference", "--params-b", "70"]
+    )
+    assert big.exit_code == 0, big.output
+    assert "does not fit: no throughput (fewest GPUs that hold it: 8" in big.output
+    target = runner.invoke(app, [*args, "--min-tokens-per-s-per-user", "100000"])
+    assert "not met at concurrency 1" in target.output
