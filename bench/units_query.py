@@ -65,7 +65,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     if throughput.get("ttft_ms") is not None:
         print(
-            f"  per user {throughput['per_user']:,.4g} tokens/s, TTFT {throughput['ttft_ms']:.0f} ms"
+            f"  per user {throughput['per_user']:,.4g} tokens/s, "
+            f"TTFT {throughput['ttft_ms']:.0f} ms"
         )
     print("reading the bundled measurements ...", file=sys.stderr)
     rows = uf.all_rows(model)
