@@ -11,13 +11,18 @@ from shared.builds.predict_request import MAX_COUNT
 from shared.catalog.specs import GpuSpec
 from shared.perfmodel import inference as inf
 from shared.perfmodel import units as u
+from shared.perfmodel.absolute import Ratio, throughput
+from shared.perfmodel.classmodel import ClassModel
 from shared.perfmodel.memory import MemoryEstimate, split_across
 from shared.perfmodel.workloads import (
     TRAINING_CLASSES,
     TRAINING_LLM,
     WEIGHT_FORMATS,
     LlmWorkload,
+    default_llm,
+    implied_phase,
     runs_weights,
+    task_class,
 )
 
 GPUS_PER_MACHINE = 8
@@ -106,3 +111,21 @@ def run_time(
         "basis": "the work over the throughput, with its 80 % interval; no start-up, "
         "evaluation or checkpointing time",
     }
+
+
+def task_units(
+    model: ClassModel,
+    gpu: GpuSpec,
+    task: str,
+    precision: str,
+    ratio: Ratio,
+    nodes: Sequence[int],
+    *,
+    tp: int = 1,
+    software: str | None = None,
+) -> u.Throughput:
+    """A build's throughput in the task's unit where the request names no LLM: the
+    task's default workload (for llm-inference the default LLM, one user)."""
+    llm = default_llm(precision) if task == "llm-inference" else None
+    klass = task_class(task, llm, implied_phase(task, precision, None))
+    return throughput(model, gpu, klass, ratio, software=software, llm=llm, tp=tp, nodes=nodes)

@@ -125,6 +125,26 @@ def rented(
     )
 
 
+def over_hours(
+    throughput: u.Throughput, total_usd: Decimal, hours: float, said: str
+) -> CostPerUnit:
+    """`total_usd` spent over `hours` of work at the throughput (a stated run's cost: the
+    interval is the throughput's alone)."""
+    hourly = float(total_usd) / hours
+    low_rate, high_rate = (_units_per_hour(x, throughput.unit) for x in throughput.interval)
+    rate = _units_per_hour(throughput.value, throughput.unit)
+    unit = throughput.unit
+    return CostPerUnit(
+        usd=_per_unit(hourly, rate, unit),
+        unit=COST_UNITS[unit][1],
+        interval=(_per_unit(hourly, high_rate, unit), _per_unit(hourly, low_rate, unit)),
+        basis=f"{said}: ${hourly:,.4g} per hour over {rate:,.4g} {_work(unit)} an hour; "
+        "interval: the throughput's (the prices as given)",
+        usd_per_hour=hourly,
+        units_per_hour=rate,
+    )
+
+
 def owned(
     throughput: u.Throughput,
     total_usd: Decimal,

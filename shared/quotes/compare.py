@@ -22,8 +22,11 @@ from shared.builds.bom import LineItem
 from shared.builds.build import cloud_layout
 from shared.builds.schemas import MarketCondition
 from shared.builds.speed import build_speedup
+from shared.builds.throughput import task_units
+from shared.builds.unit_cost import over_hours, rented
 from shared.kit.money import money
 from shared.kit.settings import Settings
+from shared.perfmodel.absolute import Ratio
 from shared.perfmodel.classmodel import ClassModel
 from shared.pricing.cloud import Currency, cheapest_offer
 from shared.quotes.models import Quote
@@ -51,6 +54,9 @@ class CandidateResult:
     warnings: list[str] = field(default_factory=list)
     line_items: list[LineItem] = field(default_factory=list)
     rank: int = 0
+    # The candidate's throughput in the task's unit and its dollars per unit (issue 38).
+    throughput: dict[str, object] | None = None
+    cost_per_unit: dict[str, object] | None = None
 
 
 @dataclass(slots=True)
@@ -104,6 +110,16 @@ def _buy(
     total = quote.total_usd + energy
     hours = _busy_hours(req)
     work = quote.performance.relative_throughput * hours
+    units = task_units(
+        model,
+        spec_of("candidates.gpu", c.gpu),
+        req.task,
+        req.precision,
+        Ratio(quote.performance.relative_throughput, quote.performance.interval),
+        quote.layout.node_counts,
+        tp=quote.performance.tensor_parallel,
+    )
+    cost = over_hours(units, total, hours, "buying: the bill of materials and electricity")
     return CandidateResult(
         _label(c),
         "buy",
@@ -122,6 +138,8 @@ def _buy(
         ],
         warnings=quote.warnings,
         line_items=quote.line_items,
+        throughput=units.as_dict(),
+        cost_per_unit=cost.as_dict(),
     )
 
 
@@ -135,6 +153,16 @@ def _rent(
     if found is None:
         raise QuoteInputError("precision", f"{c.gpu} cannot run {req.precision}")
     speed = found.single.relative_throughput * found.speedup
+    low, high = found.interval
+    units = task_units(
+        model,
+        spec,
+        req.task,
+        req.precision,
+        Ratio(speed, (low * found.speedup, high * found.speedup)),
+        cloud_layout(spec, c.count).node_counts,
+        tp=found.tensor_parallel,
+    )
     price, source = c.cloud_usd_per_hour, "request"
     if price is None:
         offer = cheapest_offer(
@@ -157,6 +185,8 @@ def _rent(
     overhead = d.SPOT_INTERRUPTION_OVERHEAD if c.pricing == "spot" else 0.0
     rent = money(price * c.count * Decimal(str(hours)))
     work = speed * hours / (1 + overhead)
+    hourly = price * c.count
+    cost = rented(units, hourly, (hourly, hourly), spot=c.pricing == "spot", spot_overhead=overhead)
     return CandidateResult(
         _label(c),
         "rent",
@@ -174,6 +204,8 @@ def _rent(
             if overhead
             else "on-demand: no interruptions",
         ],
+        throughput=units.as_dict(),
+        cost_per_unit=cost.as_dict(),
     )
 
 

@@ -13,14 +13,18 @@ from decimal import Decimal
 
 from shared.builds import assumptions as d
 from shared.builds import constants as c
+from shared.builds import unit_cost
 from shared.builds.bom import LineItem, network_plan
 from shared.builds.build import Build, build_speed, perf_per_1000_usd, plan_build
 from shared.builds.layout import Layout
 from shared.builds.power import PowerPlan
 from shared.builds.speed import Performance
+from shared.builds.throughput import task_units
+from shared.builds.unit_cost import OwnTerms
 from shared.catalog.specs import GpuSpec, load_catalog
 from shared.kit.money import money
 from shared.kit.settings import Settings
+from shared.perfmodel.absolute import Ratio
 from shared.perfmodel.classmodel import ClassModel
 from shared.quotes.build_warnings import (
     chassis_warnings,
@@ -52,6 +56,10 @@ class ClusterQuote:
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     flags: dict[str, bool] = field(default_factory=dict)
+    # The build's throughput in the task's unit, and its dollars per unit owned over the
+    # TCO horizon at the quote's utilization (issue 38).
+    throughput: dict[str, object] | None = None
+    cost_per_unit: dict[str, object] | None = None
 
 
 def _build(req: ClusterRequest, specs: list[GpuSpec], total: int, settings: Settings) -> Build:
@@ -86,6 +94,23 @@ def quote_cluster(
     notes = [f"layout: {lay.describe()}; {lay.reason}", *licence_notes]
     notes += _gpu_caveats(specs, picks)
     efficiency = model.network_efficiency(c.MODEL_NETWORK[req.network])
+    power = yearly_power(req, lay, plan)
+    units = task_units(
+        model,
+        specs[0],
+        req.task,
+        req.precision,
+        Ratio(perf.relative_throughput, perf.interval),
+        lay.node_counts,
+        tp=perf.tensor_parallel,
+    )
+    terms = OwnTerms(
+        utilization=float(str(power["utilization"])),
+        electricity_usd_per_kwh=Decimal(str(power["electricity_usd_per_kwh"])),
+        pue=float(str(power["pue"])),
+    )
+    watts = lay.total_gpus * plan.gpu_watts + lay.nodes * plan.system_watts_per_node
+    cost = unit_cost.owned(units, total, (total, total), watts, terms)
     return ClusterQuote(
         request=req,
         gpus=picks,
@@ -97,7 +122,7 @@ def quote_cluster(
         line_items=lines,
         total_usd=total,
         perf_per_1000_usd=perf_per_1000_usd(perf.relative_throughput, total),
-        yearly_power=yearly_power(req, lay, plan),
+        yearly_power=power,
         within_budget=within,
         warnings=warnings,
         notes=notes,
@@ -108,6 +133,8 @@ def quote_cluster(
             "mixed_types": len(counts) > 1,
             "multi_node": lay.nodes > 1,
         },
+        throughput=units.as_dict(),
+        cost_per_unit=cost.as_dict(),
     )
 
 

@@ -15,14 +15,15 @@ from shared.builds.assumptions import Sourced
 from shared.builds.build import cloud_layout, plan_build
 from shared.builds.layout import Layout, plan_layout
 from shared.builds.speed import build_speedup
+from shared.builds.throughput import task_units
 from shared.builds.unit_cost import CostPerUnit, OwnTerms
 from shared.catalog.specs import GpuSpec
 from shared.kit.money import money
 from shared.kit.settings import Settings
-from shared.perfmodel.absolute import Ratio, throughput
+from shared.perfmodel.absolute import Ratio
 from shared.perfmodel.classmodel import ClassModel
 from shared.perfmodel.units import Throughput, UnknownSoftware
-from shared.perfmodel.workloads import TASK_CLASS, default_llm, implied_phase, task_class
+from shared.perfmodel.workloads import TASK_CLASS
 from shared.pricing.cloud import CloudPrice
 from shared.tco.cloud import closest_cloud_gpu, cloud_price
 from shared.tco.model import TcoInputs, TcoResult, compute_tco
@@ -158,18 +159,9 @@ def _units(
     model: ClassModel, gpu: GpuSpec, req: TcoRequest, ratio: Ratio, layout: Layout
 ) -> Throughput:
     """One side's throughput in the task's unit (the default LLM for llm-inference)."""
-    llm = default_llm(req.precision) if req.task == "llm-inference" else None
-    klass = task_class(req.task, llm, implied_phase(req.task, req.precision, None))
     try:
-        return throughput(
-            model,
-            gpu,
-            klass,
-            ratio,
-            software=req.software,
-            llm=llm,
-            tp=1,
-            nodes=layout.node_counts,
+        return task_units(
+            model, gpu, req.task, req.precision, ratio, layout.node_counts, software=req.software
         )
     except UnknownSoftware as exc:
         raise TcoInputError("software", str(exc), list(exc.valid)) from exc

@@ -142,6 +142,15 @@ def test_compare_puts_builds_side_by_side(tco_client: TestClient) -> None:  # no
     for c in candidates:
         expected = Decimal(c["total_usd"]) / Decimal(str(c["work_reference_gpu_hours"]))
         assert Decimal(c["usd_per_reference_gpu_hour"]) == expected.quantize(Decimal("0.01"))
+        # Issue 38: each candidate in images (cv's unit) and dollars per 1k of them.
+        cost, throughput = c["cost_per_unit"], c["throughput"]
+        assert throughput["unit"] == "images/s" and cost["unit"] == "usd per 1k images"
+        assert cost["units_per_hour"] == pytest.approx(throughput["value"] * 3600, rel=1e-3)
+        assert cost["usd"] == pytest.approx(
+            cost["usd_per_hour"] / cost["units_per_hour"] * 1e3, rel=1e-3
+        )
+    # Renting: $3 a GPU-hour on demand is the hourly cost of the one rented GPU.
+    assert rent["cost_per_unit"]["usd_per_hour"] == pytest.approx(3.0)
     bad = tco_client.post(
         "/quotes/compare", json={"candidates": [{"gpu": "x", "acquisition": "lease"}]}
     )

@@ -156,3 +156,33 @@ def test_uneven_builds_count_power_and_speed_for_the_gpus_they_have(
     expected = get_model().predict_task(spec, "cv", "fp16", count=count, nodes=list(nodes))
     assert expected is not None
     assert q.performance.total_speedup == pytest.approx(expected.multi_gpu_speedup)
+
+
+def test_a_quote_and_each_compared_candidate_cost_per_unit_of_work() -> None:
+    """Issue 38: the cluster's throughput in the task's unit and its dollars per unit owned
+    over the horizon at the quote's utilization, by the same arithmetic as /recommend."""
+    from decimal import Decimal
+
+    from shared.builds.unit_cost import COST_UNITS
+    from shared.kit.settings import Settings
+    from shared.perfmodel.classmodel import ClassModel
+    from shared.quotes.lines import GpuPick
+    from shared.quotes.quote import quote_cluster
+    from shared.quotes.schemas import ClusterRequest
+
+    req = ClusterRequest(gpu="rtx-4090", count=4, task="llm-inference", gpu_price_usd=Decimal(1800))
+    pick = GpuPick("rtx-4090", 4, Decimal(1800), "new", "input", "request", None)
+    quote = quote_cluster(req, [pick], Settings(), ClassModel())
+    assert quote.throughput is not None and quote.cost_per_unit is not None
+    throughput, cost = quote.throughput, quote.cost_per_unit
+    assert throughput["unit"] == "output tokens/s" and cost["unit"] == "usd per 1M output tokens"
+    scale, _ = COST_UNITS["output tokens/s"]
+    assert cost["usd"] == pytest.approx(
+        float(cost["usd_per_hour"]) / float(cost["units_per_hour"]) * scale, rel=1e-3
+    )
+    # Owned over the TCO horizon: purchase plus electricity over the busy hours.
+    hours = 3 * 8760 * float(quote.yearly_power["utilization"])
+    energy = float(quote.yearly_power["usd"]) * 3
+    assert float(cost["usd_per_hour"]) == pytest.approx(
+        (float(quote.total_usd) + energy) / hours, rel=1e-3
+    )
