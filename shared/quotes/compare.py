@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
-from typing import get_args
+from typing import Any, get_args
 
 from sqlmodel import Session
 
@@ -55,8 +55,8 @@ class CandidateResult:
     line_items: list[LineItem] = field(default_factory=list)
     rank: int = 0
     # The candidate's throughput in the task's unit and its dollars per unit (issue 38).
-    throughput: dict[str, object] | None = None
-    cost_per_unit: dict[str, object] | None = None
+    throughput: dict[str, Any] | None = None
+    cost_per_unit: dict[str, Any] | None = None
 
 
 @dataclass(slots=True)

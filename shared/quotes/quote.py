@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from decimal import Decimal
+from typing import Any
 
 from shared.builds import assumptions as d
 from shared.builds import constants as c
@@ -58,8 +59,8 @@ class ClusterQuote:
     flags: dict[str, bool] = field(default_factory=dict)
     # The build's throughput in the task's unit, and its dollars per unit owned over the
     # TCO horizon at the quote's utilization (issue 38).
-    throughput: dict[str, object] | None = None
-    cost_per_unit: dict[str, object] | None = None
+    throughput: dict[str, Any] | None = None
+    cost_per_unit: dict[str, Any] | None = None
 
 
 def _build(req: ClusterRequest, specs: list[GpuSpec], total: int, settings: Settings) -> Build:

@@ -181,8 +181,8 @@ def test_a_quote_and_each_compared_candidate_cost_per_unit_of_work() -> None:
         float(cost["usd_per_hour"]) / float(cost["units_per_hour"]) * scale, rel=1e-3
     )
     # Owned over the TCO horizon: purchase plus electricity over the busy hours.
-    hours = 3 * 8760 * float(quote.yearly_power["utilization"])
-    energy = float(quote.yearly_power["usd"]) * 3
+    hours = 3 * 8760 * float(str(quote.yearly_power["utilization"]))
+    energy = float(str(quote.yearly_power["usd"])) * 3
     assert float(cost["usd_per_hour"]) == pytest.approx(
         (float(quote.total_usd) + energy) / hours, rel=1e-3
     )
