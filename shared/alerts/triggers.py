@@ -1,4 +1,4 @@
-"""The four alert triggers, their parameters, and how each is evaluated.
+"""The five alert triggers, their parameters, and how each is evaluated.
 
 A trigger's condition is computed from committed data only, never from quarantined
 observations or prices of stale sources. `evaluate` returns the triggering fact (the
@@ -7,7 +7,7 @@ observation, score or cloud offer) when the condition holds, else None.
 Posted quotes count only for the alerts of the key that posted them, or of a key that sees
 every quote (`viewer`, shared/pricing/quotes.py); market prices count for every alert.
 Only `price_below` reads quotes: market prices (price_drop_pct), scores
-(perf_per_dollar_above) and cloud offers never contain one.
+(perf_per_dollar_above, cost_per_unit_below) and cloud offers never contain one.
 """
 
 from __future__ import annotations
@@ -22,10 +22,17 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter
 from sqlmodel import Session, col, select
 
+from shared.builds.build import plan_build
+from shared.builds.throughput import task_units
+from shared.builds.unit_cost import CostPerUnit, OwnTerms, owned, rented
 from shared.catalog.aliases import UnknownGpu, exact_alias
+from shared.catalog.specs import load_catalog
 from shared.catalog.tasks import PRECISION_NAMES, TASK_NAMES
 from shared.kit.settings import Settings
 from shared.models import PriceObservation, Score
+from shared.perfmodel.absolute import Ratio
+from shared.perfmodel.classmodel import ClassModel
+from shared.perfmodel.units import Throughput
 from shared.pricing.cloud import Currency, cheapest_offer
 from shared.pricing.market import (
     CONDITION_GROUPS,
@@ -36,6 +43,7 @@ from shared.pricing.market import (
 )
 from shared.pricing.measures import ASK, BID, QUOTE
 from shared.pricing.quotes import QuoteViewer, sees
+from shared.scoring.value import price_band
 from shared.sources.status import stale_source_names
 
 # Observations older than this do not make a price alert true any more.
@@ -98,6 +106,31 @@ class PerfPerDollarAbove(_Trigger):
             raise ValueError(f"precision must be one of {', '.join(PRECISION_NAMES)}")
 
 
+class CostPerUnitBelow(_Trigger):
+    """Dollars per unit of work (per 1M output or training tokens, per 1k images or
+    sequences: the task's unit) below a threshold, at the high end of its 80 % interval:
+    a derived price no listing shows, from the stored scores (price and speed) and the
+    measured levels (shared/perfmodel/units.py)."""
+
+    type: Literal["cost_per_unit_below"]
+    task: str
+    precision: str = "fp16"
+    condition: Literal["new", "used", "any", "cloud"] = "any"
+    pricing: Literal["on-demand", "spot"] = Field(
+        default="on-demand", description="with condition cloud"
+    )
+    max_usd: float = Field(
+        gt=0, le=1_000_000, description="per 1M tokens, 1k images or 1k sequences"
+    )
+    gpu_id: KnownGpu | None = None
+
+    def model_post_init(self, context: Any) -> None:
+        if self.task not in TASK_NAMES:
+            raise ValueError(f"task must be one of {', '.join(TASK_NAMES)}")
+        if self.precision not in PRECISION_NAMES:
+            raise ValueError(f"precision must be one of {', '.join(PRECISION_NAMES)}")
+
+
 class CloudPriceBelow(_Trigger):
     type: Literal["cloud_price_below"]
     gpu_id: KnownGpu
@@ -106,9 +139,16 @@ class CloudPriceBelow(_Trigger):
 
 
 Trigger = Annotated[
-    PriceBelow | PriceDropPct | PerfPerDollarAbove | CloudPriceBelow, Field(discriminator="type")
+    PriceBelow | PriceDropPct | PerfPerDollarAbove | CloudPriceBelow | CostPerUnitBelow,
+    Field(discriminator="type"),
 ]
-TRIGGER_TYPES = ("price_below", "price_drop_pct", "perf_per_dollar_above", "cloud_price_below")
+TRIGGER_TYPES = (
+    "price_below",
+    "price_drop_pct",
+    "perf_per_dollar_above",
+    "cloud_price_below",
+    "cost_per_unit_below",
+)
 _adapter: TypeAdapter[Trigger] = TypeAdapter(Trigger)
 
 
@@ -142,6 +182,8 @@ def evaluate(
         return _price_drop(session, trigger, settings, now)
     if isinstance(trigger, PerfPerDollarAbove):
         return _perf_per_dollar(session, trigger)
+    if isinstance(trigger, CostPerUnitBelow):
+        return _cost_per_unit(session, trigger, settings)
     return _cloud_below(session, trigger, settings)
 
 
@@ -317,6 +359,65 @@ def _perf_per_dollar(session: Session, trigger: PerfPerDollarAbove) -> Firing | 
     }
     key = f"score:{best.gpu_id}:{best.price_usd}:{best.price_observed_at.isoformat()}"
     return Firing(key, data)
+
+
+def _cost_per_unit(
+    session: Session, trigger: CostPerUnitBelow, settings: Settings
+) -> Firing | None:
+    """The stored scores' cards whose dollars per unit, at their interval's high end, are
+    below the threshold; the cheapest fires. One GPU: bought with the system around it
+    (the TCO defaults), or rented by the hour."""
+    condition = f"cloud:{trigger.pricing}" if trigger.condition == "cloud" else trigger.condition
+    query = select(Score).where(
+        Score.task == trigger.task,
+        Score.precision == trigger.precision,
+        Score.condition == condition,
+        col(Score.unranked_reason).is_(None),
+    )
+    if trigger.gpu_id:
+        query = query.where(Score.gpu_id == trigger.gpu_id)
+    found: list[tuple[float, str, Score, Throughput, CostPerUnit]] = []
+    for score in session.exec(query):
+        priced = score_cost(score, trigger.task, trigger.precision, settings)
+        if priced is not None and priced[1].interval[1] < trigger.max_usd:
+            found.append((priced[1].interval[1], score.gpu_id, score, *priced))
+    if not found:
+        return None
+    _, _, best, units, cost = min(found, key=lambda f: (f[0], f[1]))
+    data = {
+        "gpu_id": best.gpu_id,
+        "cost_per_unit": cost.as_dict(),
+        "throughput": units.as_dict(),
+        "model_version": best.model_version,
+        "price": {
+            "usd": str(best.price_usd),
+            "condition": best.price_condition,
+            "kind": best.price_kind,
+            "source": best.price_source,
+            "observed_at": best.price_observed_at.isoformat(),
+        },
+    }
+    key = f"cost:{best.gpu_id}:{best.price_usd}:{best.price_observed_at.isoformat()}"
+    return Firing(key, data)
+
+
+def score_cost(
+    score: Score, task: str, precision: str, settings: Settings
+) -> tuple[Throughput, CostPerUnit] | None:
+    """One GPU of a stored score in the task's unit and its dollars per unit."""
+    spec = load_catalog().get(score.gpu_id)
+    if spec is None:
+        return None
+    ratio = Ratio(score.relative_performance, (score.interval_low, score.interval_high))
+    units = task_units(ClassModel(score.model_version), spec, task, precision, ratio, [1])
+    band = price_band(score)
+    if score.condition.startswith("cloud:"):
+        return units, rented(units, score.price_usd, band, spot=score.condition == "cloud:spot")
+    build = plan_build([spec], 1, settings)
+    system = build.system_usd
+    watts = float(spec.tdp_w) + float(build.power.system_watts_per_node)
+    total = (score.price_usd + system, (band[0] + system, band[1] + system))
+    return units, owned(units, total[0], total[1], watts, OwnTerms())
 
 
 def _cloud_below(session: Session, trigger: CloudPriceBelow, settings: Settings) -> Firing | None:

@@ -125,6 +125,27 @@ def test_perf_per_dollar_above_reads_the_scores(db):
     assert event["data"]["gpu_id"] == "rtx-3090" and event["data"]["perf_per_1000_usd"] > 0.5
 
 
+def test_cost_per_unit_below_fires_on_the_worst_case_cost_of_a_scored_card(db):
+    """Issue 38: dollars per 1k images (cv's unit) of one bought card with its system,
+    judged at the interval's high end; the threshold a cheap listing crosses."""
+    add(db, price("400", at=T0 + timedelta(hours=1), listing_id="cheap"))
+    with session_scope(db) as session:
+        recompute(session)
+    make_alert(db, URL, {"type": "cost_per_unit_below", "task": "cv", "max_usd": 1e-9})
+    assert step(db, now=T0 + timedelta(hours=1)) == []
+    make_alert(db, URL, {"type": "cost_per_unit_below", "task": "cv", "max_usd": 1.0}, id="alr_two")
+    [event] = step(db, now=T0 + timedelta(hours=1))
+    data = event["data"]
+    assert event["type"] == "cost_per_unit_below" and data["gpu_id"] == "rtx-3090"
+    cost = data["cost_per_unit"]
+    assert cost["unit"] == "usd per 1k images" and cost["interval"][1] < 1.0
+    assert cost["usd"] == pytest.approx(
+        cost["usd_per_hour"] / cost["units_per_hour"] * 1e3, rel=1e-3
+    )
+    assert data["throughput"]["unit"] == "images/s"
+    assert Decimal(data["price"]["usd"]) == Decimal(400)
+
+
 def test_cloud_price_below_is_per_gpu_hour(db):
     trigger = {"type": "cloud_price_below", "gpu_id": "h100-sxm5", "max_usd_per_hour": "2.00"}
     make_alert(db, URL, trigger)
@@ -161,6 +182,11 @@ def test_only_alerts_on_the_changed_gpus_are_evaluated(db):
         ({"type": "price_below", "gpu_id": "rtx-3090", "max_price_usd": -1}, "max_price_usd"),
         ({"type": "price_drop_pct", "gpu_id": "rtx-3090", "pct": 150}, "pct"),
         ({"type": "perf_per_dollar_above", "task": "gaming", "threshold": 1}, "task"),
+        ({"type": "cost_per_unit_below", "task": "cv", "max_usd": 0}, "max_usd"),
+        (
+            {"type": "cost_per_unit_below", "task": "cv", "max_usd": 1, "condition": "x"},
+            "condition",
+        ),
         (
             {
                 "type": "cloud_price_below",
