@@ -7,13 +7,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from services.api.charts import data
-from services.api.recommend.schemas import RecommendResponse
+from services.api.recommend.schemas import RecommendResponse, RecommendResult
 from services.api.web import svg
 from services.api.web.render import CONDITION_LABELS, TASK_LABELS
 from shared.catalog.tasks import PRECISION_NAMES, TASKS
 
 PRICING_LABELS = {"on-demand": "On-demand", "spot": "Spot"}
-SORT_LABELS = {"perf_per_dollar": "Perf per dollar", "performance": "Speed"}
+# An empty value is the task's default order (cost per unit for the LLM tasks).
+SORT_LABELS = {
+    "": "The task's default",
+    "cost_per_unit": "Cost per unit of work",
+    "perf_per_dollar": "Perf per dollar",
+    "performance": "Speed",
+}
 FORM_FIELDS = (
     "task",
     "precision",
@@ -47,6 +53,50 @@ class FormState:
 
 
 @dataclass(frozen=True, slots=True)
+class RankedBy:
+    """The number the ranking is ordered by, shown first in each row (the default orders
+    by an interval's worst end: shown as such, not the central value beside it)."""
+
+    sort: str
+
+    @property
+    def label(self) -> str:
+        return {
+            "perf_per_dollar": "performance per dollar at its worst (the low end of its 80 % "
+            "interval)",
+            "perf_per_dollar_expected": "performance per dollar, central value",
+            "performance": "speed",
+            "cost_per_unit": "dollars per unit of work at its worst (the high end of its 80 % "
+            "interval)",
+        }[self.sort]
+
+    @property
+    def heading(self) -> str:
+        return {
+            "perf_per_dollar": "Perf / $1k, worst case",
+            "perf_per_dollar_expected": "Perf / $1k",
+            "performance": "Relative perf",
+            "cost_per_unit": "$ per unit, worst case",
+        }[self.sort]
+
+    def value(self, result: RecommendResult) -> str:
+        if self.sort == "perf_per_dollar":
+            return f"{result.perf_per_1000_usd_interval[0]:.3f}"
+        if self.sort == "perf_per_dollar_expected":
+            return f"{result.perf_per_1000_usd:.3f}"
+        if self.sort == "performance":
+            return f"{result.relative_performance:.2f}×"
+        cost = result.cost_per_unit
+        return "–" if cost is None else self.cost(cost.interval[1])
+
+    @staticmethod
+    def cost(usd: float) -> str:
+        """Dollars to three significant figures (a cost per 1k images is a fraction of a
+        cent)."""
+        return f"${usd:,.2f}" if usd >= 100 else f"${usd:.3g}"
+
+
+@dataclass(frozen=True, slots=True)
 class RecommendationView:
     response: RecommendResponse
     per_dollar: svg.BarChart
@@ -55,6 +105,10 @@ class RecommendationView:
     performance_text: str
     summary: str
     query_string: str
+
+    @property
+    def ranked_by(self) -> RankedBy:
+        return RankedBy(self.response.query.sort)
 
     @property
     def reference(self) -> str:
