@@ -75,6 +75,39 @@ def _table_levels(rows: list[uf.LevelRow]) -> list[str]:
     return lines
 
 
+def _unmet(summaries: list[uf.Summary], rows: list[uf.LevelRow]) -> list[str]:
+    """For each class whose aim is not met in a split, the tables whose own level is
+    furthest from their software's: where the error comes from, read off the data."""
+    lines = []
+    by_class: dict[str, list[uf.LevelRow]] = defaultdict(list)
+    for row in rows:
+        if not row.held_out:
+            by_class[row.product_class].append(row)
+    unmet = sorted(
+        {
+            s.product_class
+            for s in summaries
+            if s.median_pct > AIM_MEDIAN.get(s.product_class, AIM_OTHER)
+            or s.coverage < AIM_COVERAGE
+        }
+    )
+    for klass in unmet:
+        gaps = []
+        for key in sorted({r.key for r in by_class[klass]}):
+            part = [r for r in rows if r.key == key and not r.held_out]
+            overall = uf.fit_level(part)
+            if overall is None:
+                continue
+            for table, level in uf.table_levels(part).items():
+                if any(r.table == table and r.product_class == klass for r in part):
+                    n = sum(r.table == table for r in part)
+                    gaps.append((abs(level - overall), key, table, math.exp(level - overall), n))
+        worst = sorted(gaps, reverse=True)[:3]
+        said = "; ".join(f"{t} ({k}, {n} rows) at {r:.2f}x its level" for _, k, t, r, n in worst)
+        lines.append(f"- **{klass}**: the tables furthest from their level: {said}.")
+    return lines
+
+
 def _held_out_rows(scored: list[uf.Scored]) -> list[str]:
     lines = [
         "| level | table | GPU | measured | predicted | error | in interval |",
@@ -133,6 +166,15 @@ def render(rows: list[uf.LevelRow], scored: list[uf.Scored], seconds: float) -> 
         "## Held-out errors per class",
         "",
         *_summary_table(summaries),
+        "",
+        "## Where an aim is not met, and where the error comes from",
+        "",
+        "A level is one number per workload and software; a table whose setting (model size, "
+        "batch, node count, software build) the class model's ratio or the physics do not "
+        "capture sits away from it, and its rows carry that gap as error. Listed from the "
+        "data below, per class whose median or coverage misses the aim in some split:",
+        "",
+        *_unmet(summaries, rows),
         "",
         "## The served levels (fitted on every row but the held-out tables)",
         "",
