@@ -13,6 +13,8 @@ from services.cli.options import fail, schema_options
 from shared.tco.schemas import TcoRequest
 
 if TYPE_CHECKING:
+    from shared.builds.unit_cost import CostPerUnit
+    from shared.perfmodel.units import Throughput
     from shared.tco.report import TcoReport
 
 app = typer.Typer(help="Total cost of owning GPUs versus renting them.", cls=Group)
@@ -26,8 +28,16 @@ def summary(report: TcoReport) -> dict[str, object]:
         "count": report.request.count,
         "pricing": report.request.pricing,
         **result,
+        "throughput": _dict(report.own_throughput),
+        "cloud_throughput": _dict(report.cloud_throughput),
+        "cost_per_unit": _dict(report.own_cost),
+        "cloud_cost_per_unit": _dict(report.cloud_cost),
         "assumptions": [asdict(a) for a in report.assumptions],
     }
+
+
+def _dict(value: Throughput | CostPerUnit | None) -> dict[str, object] | None:
+    return None if value is None else value.as_dict()
 
 
 @app.callback(invoke_without_command=True)
@@ -36,7 +46,8 @@ def tco(
     request: TcoRequest,
     series: Annotated[bool, typer.Option(help="include the monthly series")] = False,
 ) -> None:
-    """Break-even days, costs per hour of work, kWh and CO2, with every assumption sourced."""
+    """Break-even days, costs per hour of work and per unit of work, kWh and CO2, with every
+    assumption sourced."""
     # Here, not at import: the report and the database layer would slow `tco --help`.
     from services.cli.context import cli_context
     from shared.kit.errors import InputError
