@@ -63,6 +63,15 @@ def inputs(rules: Sequence[dict[str, Any]] = (), **fields: Mapping[str, Any]) ->
 # Rules of shared.builds.predict and shared.perfmodel.llm_shapes, stated for every
 # operation that takes an LLM description or a phase (/model/predict, /recommend).
 PHASE_RULE = rule("inference only with task cv; training only with a training task", "phase")
+# The buyer's-units fields of /recommend and /model/predict (shared/perfmodel/units.py).
+LLM_SERVING_RULE = rule(
+    "only with task llm-inference", "prompt_tokens", "min_tokens_per_s_per_user", "max_ttft_ms"
+)
+SOFTWARE_RULE = rule(
+    "a software the task's workload class runs on (llm-inference: vllm, sglang, trt-llm, "
+    "llama.cpp; training: pytorch; image-generation and cv inference: trt-llm)",
+    "software",
+)
 LLM_SHAPE_RULE = rule(
     "a named model's size, KV heads and active parameters are its own; without a model, "
     "active_params_b is at most params_b",

@@ -349,16 +349,21 @@ def _perf_per_dollar(session: Session, trigger: PerfPerDollarAbove) -> Firing | 
         "perf_per_1000_usd": round(best.perf_per_dollar * 1000, 4),
         "relative_performance": best.relative_performance,
         "model_version": best.model_version,
-        "price": {
-            "usd": str(best.price_usd),
-            "condition": best.price_condition,
-            "kind": best.price_kind,
-            "source": best.price_source,
-            "observed_at": best.price_observed_at.isoformat(),
-        },
+        "price": score_price(best),
     }
     key = f"score:{best.gpu_id}:{best.price_usd}:{best.price_observed_at.isoformat()}"
     return Firing(key, data)
+
+
+def score_price(score: Score) -> dict[str, str]:
+    """The price a stored score rests on, as an event carries it."""
+    return {
+        "usd": str(score.price_usd),
+        "condition": score.price_condition,
+        "kind": score.price_kind,
+        "source": score.price_source,
+        "observed_at": score.price_observed_at.isoformat(),
+    }
 
 
 def _cost_per_unit(
@@ -389,13 +394,7 @@ def _cost_per_unit(
         "cost_per_unit": cost.as_dict(),
         "throughput": units.as_dict(),
         "model_version": best.model_version,
-        "price": {
-            "usd": str(best.price_usd),
-            "condition": best.price_condition,
-            "kind": best.price_kind,
-            "source": best.price_source,
-            "observed_at": best.price_observed_at.isoformat(),
-        },
+        "price": score_price(best),
     }
     key = f"cost:{best.gpu_id}:{best.price_usd}:{best.price_observed_at.isoformat()}"
     return Firing(key, data)

@@ -69,18 +69,6 @@ def layout_ratio(
     return Ratio(found.single.relative_throughput * scale, (low * scale, high * scale))
 
 
-def layout_speed(
-    model: ClassModel,
-    gpu: GpuSpec,
-    layout: Layout,
-    req: TcoRequest,
-    factor: float,
-    field_name: str = "precision",
-) -> float:
-    """Throughput of the layout's GPUs relative to one reference GPU (the build model)."""
-    return layout_ratio(model, gpu, layout, req, factor, field_name).value
-
-
 def build_report(
     session: Session, req: TcoRequest, settings: Settings, model: ClassModel
 ) -> TcoReport:
@@ -90,7 +78,8 @@ def build_report(
     build = plan_build([gpu], req.count, settings, req.deployment, req.network)
     own_ratio = layout_ratio(model, gpu, build.layout, req, factor)
     own_speed = own_ratio.value
-    own_single = layout_speed(model, gpu, plan_layout([gpu], 1, req.deployment), req, 1.0)
+    one = plan_layout([gpu], 1, req.deployment)
+    own_single = layout_ratio(model, gpu, one, req, 1.0).value
     if req.cloud_gpu is not None:
         cloud_gpu = gpu_spec("cloud_gpu", req.cloud_gpu)
     else:

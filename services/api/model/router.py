@@ -8,7 +8,15 @@ from fastapi import APIRouter, Query
 
 from services.api.deps import ModelDep, SessionDep, SettingsDep
 from services.api.errors import InvalidParameter
-from services.api.openapi_inputs import LLM_SHAPE_RULE, PHASE_RULE, inputs, one_of, rule
+from services.api.openapi_inputs import (
+    LLM_SERVING_RULE,
+    LLM_SHAPE_RULE,
+    PHASE_RULE,
+    SOFTWARE_RULE,
+    inputs,
+    one_of,
+    rule,
+)
 from shared.builds.constants import DEPLOYMENTS, NETWORKS
 from shared.builds.predict import TASKS, InvalidInputError, predict_request, valid_workloads
 from shared.builds.predict_request import PredictRequest
@@ -48,12 +56,7 @@ PREDICT_INPUTS = inputs(
             "weights",
         ),
         rule("within this GPU's power range", "power_limit_w"),
-        rule(
-            "only with task llm-inference",
-            "prompt_tokens",
-            "min_tokens_per_s_per_user",
-            "max_ttft_ms",
-        ),
+        LLM_SERVING_RULE,
         rule(
             "only with task llm-training (epochs with dataset_tokens)",
             "train_tokens",
@@ -61,7 +64,7 @@ PREDICT_INPUTS = inputs(
             "dataset_tokens",
         ),
         rule("only with a cv or nlp training task", "dataset_size"),
-        rule("a software this task's class can be asked on", "software"),
+        SOFTWARE_RULE,
     ],
     task=one_of(TASKS),
     precision=one_of(PRECISIONS),

@@ -10,7 +10,15 @@ from fastapi import APIRouter, Query, Request, Response
 from services.api.auth import KEY_OPTIONAL, OptionalKey
 from services.api.deps import ModelDep, SessionDep, SettingsDep
 from services.api.errors import InvalidParameter
-from services.api.openapi_inputs import LLM_SHAPE_RULE, PHASE_RULE, inputs, one_of, rule
+from services.api.openapi_inputs import (
+    LLM_SERVING_RULE,
+    LLM_SHAPE_RULE,
+    PHASE_RULE,
+    SOFTWARE_RULE,
+    inputs,
+    one_of,
+    rule,
+)
 from services.api.recommend.cache import ResponseCache
 from services.api.recommend.schemas import RecommendResponse
 from services.api.recommend.service import recommend_json
@@ -35,18 +43,8 @@ RECOMMEND_INPUTS = inputs(
     [
         rule("give memory_gb or an LLM (params_b or model), not both", "memory_gb"),
         rule("only with params_b or model", "kv_heads", "active_params_b"),
-        rule(
-            "only with task llm-inference",
-            "prompt_tokens",
-            "min_tokens_per_s_per_user",
-            "max_ttft_ms",
-        ),
-        rule(
-            "a software the task's workload class runs on (llm-inference: vllm, sglang, "
-            "trt-llm, llama.cpp; training: pytorch; image-generation and cv inference: "
-            "trt-llm)",
-            "software",
-        ),
+        LLM_SERVING_RULE,
+        SOFTWARE_RULE,
         PHASE_RULE,
         LLM_SHAPE_RULE,
     ],

@@ -480,6 +480,15 @@ def level_half_width(rows: Sequence[LevelRow]) -> float:
     return quantile(gaps, QUANTILE)
 
 
+def served_half_width(rows: Sequence[LevelRow]) -> float:
+    """The level's spread as an answer uses it: a level of one table gets the assumed
+    width (units.use_level)."""
+    half = level_half_width(rows)
+    if len(table_levels(rows)) < 2:
+        half = max(half, u.SINGLE_TABLE_HALF_WIDTH)
+    return half
+
+
 def fitted_levels(rows: Sequence[LevelRow]) -> dict[str, u.Level]:
     """Every level, from the rows that are not held out."""
     by_key: dict[str, list[LevelRow]] = defaultdict(list)
@@ -545,9 +554,7 @@ def _held_out(
         log_level = fit_level(rest)
         if log_level is None:
             continue
-        half = level_half_width(rest)
-        if len(table_levels(rest)) < 2:
-            half = max(half, u.SINGLE_TABLE_HALF_WIDTH)
+        half = served_half_width(rest)
         out += [_score(r, log_level, half, split) for r in fit if unit_of_row(r) == unit]
     return out
 
@@ -565,9 +572,7 @@ def evaluate(rows: Sequence[LevelRow]) -> list[Scored]:
         log_level = fit_level(fit)
         if log_level is None:
             continue
-        half = level_half_width(fit)
-        if len(table_levels(fit)) < 2:
-            half = max(half, u.SINGLE_TABLE_HALF_WIDTH)
+        half = served_half_width(fit)
         out += [_score(r, log_level, half, HELD_OUT) for r in part if r.held_out]
     return out
 

@@ -7,23 +7,14 @@ from typing import Any
 
 import pytest
 
+from tests.services.api.units_checks import check_cost
+
 
 def _predict(client: Any, **params: Any) -> dict[str, Any]:
     response = client.get("/model/predict", params=params)
     assert response.status_code == 200, response.text
     body: dict[str, Any] = response.json()
     return body
-
-
-def _check_cost(cost: dict[str, Any], throughput: dict[str, Any]) -> None:
-    scale = 1e6 if "1M" in cost["unit"] else 1e3
-    per_second = throughput["value"] / (60 if throughput["unit"] == "images/min" else 1)
-    assert cost["units_per_hour"] == pytest.approx(per_second * 3600, rel=1e-3)
-    assert cost["usd"] == pytest.approx(
-        cost["usd_per_hour"] / cost["units_per_hour"] * scale, abs=0.005, rel=1e-3
-    )
-    low, high = cost["interval"]
-    assert low <= cost["usd"] <= high
 
 
 @pytest.mark.parametrize(
@@ -42,14 +33,14 @@ def test_every_task_answers_its_unit_and_its_cost(bundled_client, task, unit):
     assert throughput["value"] > 0 and throughput["software"] and throughput["basis"]
     cost = body["cost_per_unit"]
     assert cost is not None and cost["unit"] == unit and cost["basis"]
-    _check_cost(cost, throughput)
+    check_cost(cost, throughput)
 
 
 def test_renting_costs_the_hourly_price_over_the_work(bundled_client):
     body = _predict(bundled_client, gpu="h100-sxm5", task="llm-inference", batch=32, count=2)
     rent = body["rent_cost_per_unit"]
     assert rent is not None and "per GPU-hour" in rent["basis"]
-    _check_cost(rent, body["throughput"])
+    check_cost(rent, body["throughput"])
     gpu = bundled_client.get("/gpus/h100-sxm5").json()
     hourly = float(gpu["today_prices"]["cloud:on-demand"]["usd"])
     assert rent["usd_per_hour"] == pytest.approx(hourly * 2, rel=1e-4)

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from shared.builds.assumptions import SPOT_INTERRUPTION_OVERHEAD
-from shared.builds.unit_cost import COST_UNITS
+from tests.services.api.units_checks import check_cost
 
 
 def _recommend(client: Any, **params: Any) -> dict[str, Any]:
@@ -35,15 +35,7 @@ def test_every_result_costs_its_price_over_its_throughput(bundled_client, params
     for result in body["results"]:
         throughput, cost = result["throughput"], result["cost_per_unit"]
         assert cost["unit"] == unit
-        scale, _ = COST_UNITS[throughput["unit"]]
-        per_second = throughput["value"] / (60 if throughput["unit"] == "images/min" else 1)
-        assert cost["units_per_hour"] == pytest.approx(per_second * 3600, rel=1e-3)
-        # usd is the stated hourly cost over the stated hourly work, to the cent.
-        assert cost["usd"] == pytest.approx(
-            cost["usd_per_hour"] / cost["units_per_hour"] * scale, abs=0.005, rel=1e-3
-        )
-        low, high = cost["interval"]
-        assert low <= cost["usd"] <= high
+        check_cost(cost, throughput)
         if params.get("condition") == "cloud":
             extra = 1 + (SPOT_INTERRUPTION_OVERHEAD if params.get("pricing") == "spot" else 0)
             build_per_hour = float(Decimal(result["total_cost_usd"])) * extra
