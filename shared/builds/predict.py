@@ -39,7 +39,9 @@ from shared.perfmodel.workloads import (
     PHASES,
     TASK_CLASS,
     TRAINING_CLASSES,
+    TRAINING_CV,
     TRAINING_LLM,
+    TRAINING_NLP,
     WEIGHT_FORMATS,
     LlmWorkload,
     default_llm,
@@ -460,8 +462,11 @@ def _check_units_inputs(task: str, prompt_tokens: int | None, run: RunRequest) -
             )
         if prompt_tokens < 1:
             raise InvalidInputError("prompt_tokens", prompt_tokens, ["an integer >= 1"])
-    llm_only = {"train_tokens": run.train_tokens, "epochs": run.epochs}
-    llm_only["dataset_tokens"] = run.dataset_tokens
+    llm_only = {
+        "train_tokens": run.train_tokens,
+        "epochs": run.epochs,
+        "dataset_tokens": run.dataset_tokens,
+    }
     for field, value in llm_only.items():
         if value is None:
             continue
@@ -474,7 +479,7 @@ def _check_units_inputs(task: str, prompt_tokens: int | None, run: RunRequest) -
         given = run.epochs if run.dataset_tokens is None else run.dataset_tokens
         raise InvalidInputError(missing, None, [f"a number > 0, with {given!r} given"])
     if run.dataset_size is not None:
-        if TASK_CLASS[task] not in (TRAINING_CLASSES[0], TRAINING_CLASSES[1]):
+        if TASK_CLASS[task] not in (TRAINING_CV, TRAINING_NLP):
             raise InvalidInputError(
                 "dataset_size", run.dataset_size, ["only with a cv or nlp training task"]
             )
@@ -497,22 +502,13 @@ def _fit(
     if task == "llm-inference":
         return llm_fit(gpu, llm or default_llm(precision), nodes, fits)
     if memory is not None:
-        whole = _training_estimate(precision, training, memory)
-        return training_fit(gpu, whole, bool(memory.answer["fits"]))
-    return {"fits": True, "smallest_count": 1, "weights_that_fit": None, "basis": "always"}
-
-
-def _training_estimate(
-    precision: str, training: LlmTraining | None, memory: TrainingMemory
-) -> MemoryEstimate:
-    llm = training or DEFAULT_TRAINING
-    return llm_memory(
-        llm.params_b,
-        weights_for(precision),
-        llm.mode,
-        context=memory.answer["context"],
-        batch=memory.answer["batch"],
-    )
+        return training_fit(gpu, memory.estimate, bool(memory.answer["fits"]))
+    return {
+        "fits": True,
+        "smallest_count": 1,
+        "weights_that_fit": None,
+        "basis": "a training or vision batch shrinks to what one GPU's memory holds",
+    }
 
 
 def _training_answer(
@@ -543,6 +539,8 @@ class TrainingMemory:
 
     answer: dict[str, Any]
     caveat: str | None
+    # The whole fine-tune's memory, before sharding over the GPUs.
+    estimate: MemoryEstimate
 
 
 def _training_memory(
@@ -582,7 +580,7 @@ def _training_memory(
         f"a {llm.params_b:g}B {llm.mode} fine-tune needs ~{whole.total_gb:.0f} GB{over} at "
         f"{step}: does not fit on {count} x {gpu.memory_gb:g} GB"
     )
-    return TrainingMemory(answer, None if fits else too_big)
+    return TrainingMemory(answer, None if fits else too_big, whole)
 
 
 def _llm_answer(llm: LlmWorkload, serving: ServingBatch) -> dict[str, Any]:
