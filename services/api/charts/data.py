@@ -17,11 +17,14 @@ from typing import Literal
 
 from services.api.recommend.schemas import RecommendResponse
 
-Metric = Literal["perf_per_dollar", "performance"]
+Metric = Literal["perf_per_dollar", "performance", "cost_per_unit"]
 METRIC_TITLES: dict[Metric, str] = {
     "perf_per_dollar": "Performance per $1,000",
     "performance": "Relative performance",
+    "cost_per_unit": "Dollars per unit of work (shorter is cheaper)",
 }
+# Metrics whose bars carry the price they rest on beside them (the others the basis).
+PRICED_METRICS = ("perf_per_dollar", "cost_per_unit")
 _NAME_PREFIXES = ("NVIDIA ", "AMD ", "GeForce ")
 
 
@@ -59,6 +62,8 @@ class Bar:
     observed: date
     basis: str
     count: int
+    # What the value counts in, where it is not the metric's own (cost per unit: the unit).
+    unit: str = ""
 
     @property
     def label(self) -> str:
@@ -79,7 +84,13 @@ def bars(response: RecommendResponse, metric: Metric) -> list[Bar]:
     out = []
     for r in response.results:
         low, high = r.performance.interval
-        if metric == "perf_per_dollar":
+        unit = ""
+        if metric == "cost_per_unit":
+            if r.cost_per_unit is None:
+                continue
+            value, (low, high) = r.cost_per_unit.usd, r.cost_per_unit.interval
+            unit = r.cost_per_unit.unit
+        elif metric == "perf_per_dollar":
             per = 1000 / float(r.total_cost_usd)
             value, low, high = r.perf_per_1000_usd, low * per, high * per
         else:
@@ -100,6 +111,7 @@ def bars(response: RecommendResponse, metric: Metric) -> list[Bar]:
                 observed=r.price.observed_at.date(),
                 basis=r.performance.basis,
                 count=r.count,
+                unit=unit,
             )
         )
     return out
@@ -120,10 +132,14 @@ def describe_query(response: RecommendResponse) -> str:
 
 def bars_text(items: Sequence[Bar], metric: Metric) -> str:
     """The chart as sentences: the text alternative of both image formats."""
-    unit = " per $1,000" if metric == "perf_per_dollar" else "x the reference"
+    units = {"perf_per_dollar": " per $1,000", "performance": "x the reference"}
+    # A cost per 1k images is a fraction of a cent: significant figures, not decimals.
+    cost = metric == "cost_per_unit"
+    digits, interval = (".3g", "interval") if cost else (".3f", "model interval")
     return "\n".join(
-        f"{b.rank}. {b.name} ({b.memory_gb:g} GB): {b.value:.3f}{unit} "
-        f"(model interval {b.low:.3f}-{b.high:.3f}, {b.basis}); {b.label}"
+        f"{b.rank}. {b.name} ({b.memory_gb:g} GB): {b.value:{digits}}"
+        f"{units.get(metric, ' ' + b.unit.replace('usd ', 'dollars '))} "
+        f"({interval} {b.low:{digits}}-{b.high:{digits}}, {b.basis}); {b.label}"
         for b in items
     )
 

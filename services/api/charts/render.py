@@ -160,7 +160,11 @@ def bar_chart(
         _wide_bars(axes, items, x_max)
     axes.set_xlim(0, x_max)
     axes.set_xlabel(
-        "perf per $1,000 of the build" if metric == "perf_per_dollar" else "x reference GPU",
+        {
+            "perf_per_dollar": "perf per $1,000 of the build",
+            "performance": "x reference GPU",
+            "cost_per_unit": f"{items[0].unit} (shorter is cheaper)",
+        }[metric],
         color=MUTED,
         fontsize=9,
     )

@@ -116,6 +116,26 @@ async def performance_chart(
 
 
 @router.get(
+    "/charts/cost-per-unit.{image_format}",
+    response_class=Response,
+    # /recommend's answer, which takes an optional key (its quotes; none drawn here).
+    openapi_extra={**KEY_OPTIONAL, **RECOMMEND_INPUTS},
+    responses=IMAGE_RESPONSES,
+    summary="Dollars per unit of work of /recommend's answer (per 1M tokens, 1k images or "
+    "sequences) as a bar chart, with each cost's 80 % interval",
+)
+async def cost_per_unit_chart(
+    request: Request,
+    image_format: FormatPath,
+    answer: RecommendationDep,
+    layout: LayoutQuery = "wide",
+) -> Response:
+    return await run_in_threadpool(
+        recommendation_chart, request, answer, "cost_per_unit", image_format, layout
+    )
+
+
+@router.get(
     "/charts/price-history.{image_format}",
     response_class=Response,
     responses=IMAGE_RESPONSES,

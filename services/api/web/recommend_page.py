@@ -103,6 +103,8 @@ class RecommendationView:
     performance: svg.BarChart
     per_dollar_text: str
     performance_text: str
+    cost: svg.BarChart
+    cost_text: str
     summary: str
     query_string: str
 
@@ -120,12 +122,15 @@ def recommendation_view(body: bytes, query_string: str) -> RecommendationView:
     response = RecommendResponse.model_validate_json(body)
     per_dollar = data.bars(response, "perf_per_dollar")
     performance = data.bars(response, "performance")
+    cost = data.bars(response, "cost_per_unit")
     return RecommendationView(
         response=response,
         per_dollar=svg.bar_chart(per_dollar, "perf_per_dollar"),
         performance=svg.bar_chart(performance, "performance"),
         per_dollar_text=data.bars_text(per_dollar, "perf_per_dollar"),
         performance_text=data.bars_text(performance, "performance"),
+        cost=svg.bar_chart(cost, "cost_per_unit"),
+        cost_text=data.bars_text(cost, "cost_per_unit"),
         summary=data.describe_query(response),
         query_string=query_string,
     )

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
-from services.api.charts.data import Bar, Metric, Series
+from services.api.charts.data import PRICED_METRICS, Bar, Metric, Series
 from services.api.charts.render import series_style
 
 # --- type and measurement ---------------------------------------------------------------
@@ -198,7 +198,7 @@ def _bar_chart(items: Sequence[Bar], metric: Metric, layout: Layout) -> BarChart
     interval (a model guess for an unusual card) must not squash every bar."""
     font, small, width = layout.font, layout.small, layout.width
     narrow = layout is NARROW
-    prices = [b.label if metric == "perf_per_dollar" else b.basis for b in items]
+    prices = [b.label if metric in PRICED_METRICS else b.basis for b in items]
     memories = [f"{b.memory_gb:,.0f} GB" for b in items]
     # Room after the whisker for the value, marked or not (bold, as style.css draws it).
     value_room = 5 + max(
@@ -264,11 +264,11 @@ def _bar_chart(items: Sequence[Bar], metric: Metric, layout: Layout) -> BarChart
     axis_y = top + row * max(len(items), 1)
     tick_y = axis_y + small + 3
     height = round(tick_y + small + 8)
-    axis_text = (
-        "performance per $1,000 of the build"
-        if metric == "perf_per_dollar"
-        else "throughput relative to the reference GPU"
-    )
+    axis_text = {
+        "perf_per_dollar": "performance per $1,000 of the build",
+        "performance": "throughput relative to the reference GPU",
+        "cost_per_unit": f"{items[0].unit if items else 'usd per unit'} (shorter is cheaper)",
+    }[metric]
     axis = _centred(plot_left + plot_width / 2, axis_text, small, MARGIN, width - MARGIN)
     tick_xs = [round(plot_left + t * scale, 1) for t in ticks]
     return BarChart(

@@ -181,3 +181,27 @@ def test_a_refused_chart_request_never_poisons_the_score_cache(web_client):
     assert recommended.status_code == 200, recommended.text
     assert recommended.json()["results"]
     assert web_client.get(f"/charts/performance.svg?{query}").status_code == 200
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"task": "llm-inference", "params_b": 8},
+        {"task": "cv", "memory_gb": 24, "sort": "cost_per_unit"},
+    ],
+)
+def test_cost_per_unit_chart_draws_each_cost_in_rank_order(web_client, params):
+    """Issue 38's cost-per-unit view: one bar per ranked card, its dollars per unit and the
+    interval in the text alternative; the PNG is a real image."""
+    body = _recommend(web_client, **params)
+    response = web_client.get("/charts/cost-per-unit.svg", params=params)
+    assert response.status_code == 200
+    expected = [(r["rank"], r["gpu"]["id"]) for r in body["results"]]
+    assert expected and _svg_bars(response.content) == expected
+    desc = ET.fromstring(response.content).find(f"{SVG_NS}desc")
+    assert desc is not None and desc.text
+    for line, result in zip(desc.text.splitlines()[1:], body["results"], strict=True):
+        cost = result["cost_per_unit"]
+        assert f"{cost['usd']:.3g} {cost['unit'].replace('usd ', 'dollars ')}" in line
+    png = web_client.get("/charts/cost-per-unit.png", params=params)
+    assert png.status_code == 200 and png.content.startswith(PNG_SIGNATURE)

@@ -60,7 +60,7 @@ def test_home_shows_chart_and_table_of_recommend(web_client):
         r["gpu"]["id"] for r in web_client.get("/recommend?task=cv&memory_gb=24").json()["results"]
     ]
     parsed = _parse(page.text)
-    charts = ("chart-perf-per-dollar", "chart-performance")
+    charts = ("chart-perf-per-dollar", "chart-performance", "chart-cost-per-unit")
     # Each chart is drawn wide and for a phone (-narrow): the same bars in the same order.
     ids = [*charts, *(f"{chart}-narrow" for chart in charts)]
     drawn = {chart: [gpu for shown, _, gpu, _ in parsed.bars if shown == chart] for chart in ids}
@@ -69,7 +69,7 @@ def test_home_shows_chart_and_table_of_recommend(web_client):
     assert all(catalog.by_id[gpu].memory_gb >= 24 for _, _, gpu, _ in parsed.bars)
     # A text alternative for each drawing (the hidden one is out of the accessibility
     # tree), and the form keeps the query.
-    assert page.text.count('<desc id="chart-') == 4
+    assert page.text.count('<desc id="chart-') == 6
     assert 'value="24"' in page.text
     assert '<option value="cv" data-memory="10" selected>' in page.text
 
@@ -161,11 +161,15 @@ def test_the_pages_links_answer_what_the_page_shows(web_client, query):
             html.unescape(link)
             for link in re.findall(r'href="(/(?:recommend|charts/[a-z-]+\.\w+)\?[^"]*)"', page.text)
         ]
+        answer = web_client.get(links[0]).json()["results"]
+        # The cost-per-unit chart's own images, where there is a ranking (issue 38).
+        cost = ["/charts/cost-per-unit.svg", "/charts/cost-per-unit.png"] if answer else []
         assert [link.split("?")[0] for link in links] == [
             "/recommend",
             "/charts/perf-per-dollar.svg",
             "/charts/perf-per-dollar.png",
             "/charts/perf-per-dollar.png",  # narrow: for a phone or a chat preview
+            *cost,
         ]
         assert links[3].endswith("&layout=narrow")
         for link in links:
