@@ -155,12 +155,15 @@ def render(rows: list[uf.LevelRow], scored: list[uf.Scored], seconds: float) -> 
         "the same software and workload, and their spread. For Lambda the 'tables' are "
         "its four sub-tables (precision x 1 or 8 GPUs) of one source: a weak split.",
         "- **leave one GPU out**: each GPU scored with the level of the rows without it.",
-        "- **held-out tables**: katheryne's 7B LoRA and lhl's llama.cpp tables, added "
-        "2026-12-07, in no fit of the model nor of the level.",
+        "- **held-out rows**: katheryne's 7B LoRA and lhl's llama.cpp tables, added "
+        "2026-12-07, in no fit of the model nor of the level; and Lambda's 2- to 8-GPU rows, "
+        "scored against the one-GPU level (they test the data-parallel model with it; the "
+        "Lambda ratios are in-sample).",
         "",
         "The level is held out in the first two splits; the ratio between cards is not: "
         "the class model was fitted on these tables' ratios (Lambda's, MLPerf's, llmperf's, "
-        "llama.cpp's, LocalScore's). Only the held-out tables are out of sample for both. "
+        "llama.cpp's, LocalScore's). Only katheryne's and lhl's tables are out of sample for "
+        "both. "
         f"Median absolute error over every scored row and split: {med:.1f} %.",
         "",
         "## Held-out errors per class",
