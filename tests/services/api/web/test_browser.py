@@ -270,8 +270,9 @@ MIN_TEXT_PX = 11
 # Pages with charts (how many are shown) or forms, and the longest labels the bundle gives
 # them: a 64-GPU ten-year TCO has seven-digit totals, the RTX 3090 eight price series.
 READABLE_PAGES = [
-    ("/?task=cv&memory_gb=24", 2),
-    ("/?task=llm-inference&memory_gb=48&condition=cloud&sort=performance", 2),
+    # Perf per dollar, speed and cost per unit of work.
+    ("/?task=cv&memory_gb=24", 3),
+    ("/?task=llm-inference&memory_gb=48&condition=cloud&sort=performance", 3),
     ("/gpus/rtx-3090", 1),
     ("/tco?gpu=a100-80gb-sxm&count=64&years=10", 1),
     ("/tco?gpu=rtx-4090&utilization=0.5", 1),
