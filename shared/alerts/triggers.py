@@ -91,13 +91,12 @@ class PriceDropPct(_Trigger):
     pct: float = Field(gt=0, lt=100)
 
 
-class PerfPerDollarAbove(_Trigger):
-    type: Literal["perf_per_dollar_above"]
+class _ScoreTrigger(_Trigger):
+    """A trigger on the stored scores of one task and precision (plain strings: the check
+    names the valid values)."""
+
     task: str
     precision: str = "fp16"
-    condition: Literal["new", "used", "any"] = "any"
-    threshold: float = Field(gt=0, description="relative performance per 1,000 USD")
-    gpu_id: KnownGpu | None = None
 
     def model_post_init(self, context: Any) -> None:
         if self.task not in TASK_NAMES:
@@ -106,7 +105,16 @@ class PerfPerDollarAbove(_Trigger):
             raise ValueError(f"precision must be one of {', '.join(PRECISION_NAMES)}")
 
 
-class CostPerUnitBelow(_Trigger):
+class PerfPerDollarAbove(_ScoreTrigger):
+    type: Literal["perf_per_dollar_above"]
+    task: str
+    precision: str = "fp16"
+    condition: Literal["new", "used", "any"] = "any"
+    threshold: float = Field(gt=0, description="relative performance per 1,000 USD")
+    gpu_id: KnownGpu | None = None
+
+
+class CostPerUnitBelow(_ScoreTrigger):
     """Dollars per unit of work (per 1M output or training tokens, per 1k images or
     sequences: the task's unit) below a threshold, at the high end of its 80 % interval:
     a derived price no listing shows, from the stored scores (price and speed) and the
@@ -123,12 +131,6 @@ class CostPerUnitBelow(_Trigger):
         gt=0, le=1_000_000, description="per 1M tokens, 1k images or 1k sequences"
     )
     gpu_id: KnownGpu | None = None
-
-    def model_post_init(self, context: Any) -> None:
-        if self.task not in TASK_NAMES:
-            raise ValueError(f"task must be one of {', '.join(TASK_NAMES)}")
-        if self.precision not in PRECISION_NAMES:
-            raise ValueError(f"precision must be one of {', '.join(PRECISION_NAMES)}")
 
 
 class CloudPriceBelow(_Trigger):
