@@ -15,7 +15,7 @@ import pytest
 import uvicorn
 
 from services.api.app import create_app
-from tests.conftest import make_settings, new_database
+from tests.conftest import _drop_postgres_database, make_settings, new_database
 from tests.processes import wait_for
 from tests.receiver import Receiver, running_receiver
 from tests.services.api.test_alerts import alert_body, new_key
@@ -27,7 +27,7 @@ IN_FLIGHT = 45  # more than the 40 threads of the thread pool
 
 @pytest.fixture
 def api(backend: str, tmp_path: Path) -> Iterator[tuple[str, str]]:
-    url, _ = new_database(backend, tmp_path)
+    url, pg_name = new_database(backend, tmp_path)
     settings = make_settings(
         url, tmp_path, load_bundled_data=False, webhook_allowlist="127.0.0.1", webhook_timeout_s=60
     )
@@ -41,6 +41,8 @@ def api(backend: str, tmp_path: Path) -> Iterator[tuple[str, str]]:
     server.should_exit = True
     thread.join(timeout=30)
     sock.close()
+    if pg_name:  # left behind by every run before (two a run)
+        _drop_postgres_database(pg_name)
 
 
 @pytest.fixture
