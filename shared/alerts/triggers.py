@@ -416,9 +416,8 @@ def score_cost(
         return units, rented(units, score.price_usd, band, spot=score.condition == "cloud:spot")
     build = plan_build([spec], 1, settings)
     system = build.system_usd
-    watts = float(spec.tdp_w) + float(build.power.system_watts_per_node)
     total = (score.price_usd + system, (band[0] + system, band[1] + system))
-    return units, owned(units, total[0], total[1], watts, OwnTerms())
+    return units, owned(units, total[0], total[1], build.busy_watts, OwnTerms())
 
 
 def _cloud_below(session: Session, trigger: CloudPriceBelow, settings: Settings) -> Firing | None:

@@ -39,6 +39,13 @@ class Build:
     def system_usd(self) -> Decimal:
         return money(sum((line.total_usd for line in self.system_lines), Decimal(0)))
 
+    @property
+    def busy_watts(self) -> float:
+        """What the whole build draws at work: every GPU at its TDP (or power limit) and
+        each machine's CPU, board and fans."""
+        lay = self.layout
+        return lay.total_gpus * self.power.gpu_watts + lay.nodes * self.power.system_watts_per_node
+
     def total_usd(self, gpu_usd: Decimal) -> Decimal:
         """Total with the GPUs at `gpu_usd` altogether."""
         return money(gpu_usd + self.system_usd)

@@ -25,7 +25,6 @@ COST_UNITS: dict[str, tuple[float, str]] = {
     u.IMAGES_MIN: (1e3, "usd per 1k images"),
     u.SEQUENCES_S: (1e3, "usd per 1k sequences"),
 }
-RUN_UNIT = "usd per run"
 # The conditions a single-build answer prices (the stored Score rows' names): buying (the
 # fresher of new and used, /recommend's default) and renting on demand.
 BUY, RENT = "any", "cloud:on-demand"

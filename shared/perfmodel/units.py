@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -35,7 +35,6 @@ from shared.perfmodel.workloads import (
     DIFFUSION,
     LLM_DECODE,
     LLM_SERVING,
-    TRAINING_CLASSES,
     TRAINING_CV,
     TRAINING_LLM,
     TRAINING_NLP,
@@ -251,10 +250,6 @@ def training_unit(klass: str, workload: str | None) -> str:
     return WORKLOAD_UNIT[workload or DEFAULT_WORKLOAD[klass]]
 
 
-def is_training(klass: str) -> bool:
-    return klass in TRAINING_CLASSES
-
-
 @dataclass(frozen=True, slots=True)
 class Throughput:
     """A build's throughput in the workload's own unit (the answer's `throughput`)."""
@@ -273,16 +268,6 @@ class Throughput:
     caveats: tuple[str, ...] = ()
     # What the figure is at (model, steps, workload), in words.
     workload: str = ""
-
-    @property
-    def per_second(self) -> float:
-        """Units per second (images/min is the one unit not per second)."""
-        return self.value / 60.0 if self.unit == IMAGES_MIN else self.value
-
-    def scaled(self, factor: float) -> Throughput:
-        """The same answer for `factor` times the work rate (a power cap)."""
-        low, high = self.interval
-        return replace(self, value=self.value * factor, interval=(low * factor, high * factor))
 
     def as_dict(self) -> dict[str, Any]:
         return {

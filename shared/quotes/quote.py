@@ -110,8 +110,7 @@ def quote_cluster(
         electricity_usd_per_kwh=Decimal(str(power["electricity_usd_per_kwh"])),
         pue=float(str(power["pue"])),
     )
-    watts = lay.total_gpus * plan.gpu_watts + lay.nodes * plan.system_watts_per_node
-    cost = unit_cost.owned(units, total, (total, total), watts, terms)
+    cost = unit_cost.owned(units, total, (total, total), build.busy_watts, terms)
     return ClusterQuote(
         request=req,
         gpus=picks,

@@ -452,11 +452,8 @@ class Costs:
             return value, cost
         assert speed.build is not None
         system = speed.build.system_usd
-        watts = float(row.spec.tdp_w) * query.count + float(
-            speed.build.power.system_watts_per_node * speed.layout.nodes
-        )
         band = (band_low * query.count + system, band_high * query.count + system)
-        return value, owned(value, total, band, watts, own_terms(query))
+        return value, owned(value, total, band, speed.build.busy_watts, own_terms(query))
 
 
 def own_terms(query: RecommendQuery) -> OwnTerms:

@@ -51,5 +51,5 @@ def costing_for(
         build = plan_build([gpu], count, settings, deployment, network)
     except BuildInputError:
         return None
-    watts = float(gpu.tdp_w) * count + float(build.power.system_watts_per_node * build.layout.nodes)
-    return Costing(card_prices(session, gpu.id), build.system_usd, watts, terms or OwnTerms())
+    prices = card_prices(session, gpu.id)
+    return Costing(prices, build.system_usd, build.busy_watts, terms or OwnTerms())
