@@ -13,6 +13,7 @@ from decimal import Decimal
 from sqlmodel import Session
 
 from services.api.builds.schemas import CostPerUnitOut, LayoutOut, ThroughputOut
+from services.api.errors import InvalidParameter
 from services.api.prices.schemas import QuoteOut
 from services.api.prices.service import quote_out
 from services.api.recommend.cache import ResponseCache
@@ -26,16 +27,36 @@ from services.api.recommend.schemas import (
     RecommendResult,
     UnrankedOut,
 )
+from shared.alerts.keys import quote_viewer
+from shared.alerts.models import ApiKey
+from shared.builds.predict import InvalidInputError, checked_phase
 from shared.catalog.specs import GpuSpec
+from shared.catalog.tasks import TASKS
 from shared.kit.money import CENT
 from shared.kit.settings import Settings
 from shared.models import ScoreState
 from shared.perfmodel.classmodel import ClassModel
+from shared.perfmodel.units import UnknownSoftware, software_for
+from shared.perfmodel.workloads import LlmWorkload, implied_phase, task_class
 from shared.pricing.market import age_days
 from shared.pricing.measures import describe
-from shared.pricing.quotes import best_for, best_quotes, quotes_shown_to, recent_quotes
+from shared.pricing.quotes import (
+    best_for,
+    best_quotes,
+    quotes_shown_to,
+    recent_quotes,
+    sees_recent_quotes,
+    show_quotes_to,
+)
+from shared.recommend.memory import default_weights, llm_memory_estimate, needed_gb
 from shared.recommend.rank import Entry, rank
-from shared.recommend.schemas import SORT_DESCRIPTIONS, RecommendQuery
+from shared.recommend.request import RecommendRequest
+from shared.recommend.schemas import (
+    SORT_DESCRIPTIONS,
+    MemoryEstimateOut,
+    RecommendQuery,
+    default_sort,
+)
 from shared.recommend.scores import Ranked, ScoreCache
 
 
@@ -54,6 +75,108 @@ def recommend_json(
         body = recommend(session, cache, query, settings, model, state).model_dump_json().encode()
         responses.put(key, body)
     return body
+
+
+def recommend_query(params: RecommendRequest) -> RecommendQuery:
+    """GET /recommend's parameters as the ranking's query: the memory the task, model or
+    params_b needs, and the checks between parameters (InvalidParameter names the field).
+    POST /decisions asks the same of its `query`."""
+    profile = TASKS[params.task]
+    try:
+        checked_phase(params.task, params.phase)
+    except InvalidInputError as exc:
+        raise InvalidParameter("phase", str(exc), exc.valid) from exc
+    _check_units(params)
+    estimate: MemoryEstimateOut | None = None
+    described = params.params_b is not None or params.model is not None
+    if not described and (params.kv_heads is not None or params.active_params_b is not None):
+        given = "kv_heads" if params.kv_heads is not None else "active_params_b"
+        raise InvalidParameter(given, "only with params_b or model", ["params_b", "model"])
+    if described:
+        if params.memory_gb is not None:
+            raise InvalidParameter(
+                "memory_gb", "give memory_gb or params_b, not both", ["memory_gb", "params_b"]
+            )
+        estimate = llm_memory_estimate(
+            params.params_b,
+            params.weights or default_weights(params.precision),
+            params.mode,
+            params.context,
+            params.batch,
+            params.count,
+            model=params.model,
+            kv_heads=params.kv_heads,
+            active_params_b=params.active_params_b,
+        )
+    if estimate is not None:
+        needed, basis = needed_gb(estimate), f"estimated for an LLM: {estimate.formula}"
+    elif params.memory_gb is not None:
+        needed, basis = params.memory_gb, "requested"
+    else:
+        needed, basis = profile.min_memory_gb, profile.memory_basis
+    query = RecommendQuery(
+        task=params.task,
+        memory_gb=needed,
+        memory_basis=basis,
+        memory_estimate=estimate,
+        precision=params.precision,
+        condition=params.condition,
+        pricing=params.pricing,
+        budget_usd=params.budget_usd,
+        count=params.count,
+        datacenter=params.datacenter,
+        deployment=params.deployment,
+        network=params.network,
+        limit=params.limit,
+        sort=params.sort or default_sort(params.task),
+        phase=params.phase,
+        software=params.software,
+        prompt_tokens=params.prompt_tokens,
+        min_tokens_per_s_per_user=params.min_tokens_per_s_per_user,
+        max_ttft_ms=params.max_ttft_ms,
+        utilization=params.utilization,
+        years=params.years,
+    )
+    return query
+
+
+def recommend_answer(
+    session: Session,
+    cache: ScoreCache,
+    responses: ResponseCache,
+    params: RecommendRequest,
+    settings: Settings,
+    model: ClassModel,
+    key: ApiKey | None,
+) -> bytes:
+    """/recommend's JSON body for `params`, as the caller holding `key` gets it."""
+    query = recommend_query(params)
+    # best_quote shows the caller's quotes only (read from the session by the ranking).
+    # The shared answer cache, keyed by the query, holds answers without quotes; a caller
+    # who may see recent quotes gets an answer of its own, never cached for others.
+    viewer = quote_viewer(key)
+    if sees_recent_quotes(session, viewer, datetime.now(UTC), settings.price_stale_days):
+        show_quotes_to(session, viewer)
+        responses = ResponseCache(max_entries=0)
+    return recommend_json(session, cache, responses, query, settings, model)
+
+
+def _check_units(params: RecommendRequest) -> None:
+    """software and prompt_tokens belong to some tasks only: a 422 names the field."""
+    for name in ("prompt_tokens", "min_tokens_per_s_per_user", "max_ttft_ms"):
+        if getattr(params, name) is not None and params.task != "llm-inference":
+            raise InvalidParameter(name, "only with task llm-inference", ["task=llm-inference"])
+    if params.software is None:
+        return
+    llm = params.batch if params.params_b is not None or params.model is not None else 1
+    phase = implied_phase(params.task, params.precision, params.phase)
+    klass = task_class(params.task, LlmWorkload(8.0, batch=llm), phase)
+    try:
+        software_for(klass, params.software)
+    except UnknownSoftware as exc:
+        raise InvalidParameter(
+            "software", f"{exc}: for {params.task} ({klass})", list(exc.valid)
+        ) from exc
 
 
 def recommend(
