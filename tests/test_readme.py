@@ -5,11 +5,11 @@ work, no Redis or PostgreSQL).
 Only what the README cannot know is substituted: the server's address for
 http://127.0.0.1:8000, the key printed by the README's own `api-keys create` for
 `gpa_...`, a webhook receiver on 127.0.0.1 for the example's receiver host (so no DNS
-lookup leaves the machine), `{id}` for the id of a quote made by the run, and the
-scraper's base URLs (settings, not the commands) for a local server of real captured
-pages. `make run` and `make test` themselves are what CI runs. A benchmark the README
-gives runs in its quick mode (QUICK_BENCH_ARGS): that it runs and what it prints, never
-its timings.
+lookup leaves the machine), `{id}` for the id of a quote (of a decision on /decisions
+paths) made by the run, and the scraper's base URLs (settings, not the commands) for a
+local server of real captured pages. `make run` and `make test` themselves are what CI
+runs. A benchmark the README gives runs in its quick mode (QUICK_BENCH_ARGS): that it
+runs and what it prints, never its timings.
 
 Some outputs are checked too: the sample page of `parse-page` matches a GPU, the TCO
 commands print the figures of Dettmers' example the README quotes, and the parse-speed
@@ -323,6 +323,14 @@ def _quote_id(stack: Stack, headers: dict[str, str]) -> str:
     return quote_id
 
 
+def _decision_id(stack: Stack, headers: dict[str, str]) -> str:
+    query = {"task": "cv", "memory_gb": 24}
+    made = httpx.post(f"{stack.base}/decisions", json={"query": query}, headers=headers)
+    assert made.status_code == 201, made.text
+    decision_id: str = made.json()["id"]
+    return decision_id
+
+
 def _http(stack: Stack, example: Example) -> httpx.Response:
     headers = {"Authorization": f"Bearer {_key(stack)}"}
     if example.kind == "curl":
@@ -330,7 +338,8 @@ def _http(stack: Stack, example: Example) -> httpx.Response:
     if example.kind == "get":
         path = example.text
         if "{id}" in path:
-            path = path.replace("{id}", _quote_id(stack, headers))
+            made = _decision_id if path.startswith("/decisions/") else _quote_id
+            path = path.replace("{id}", made(stack, headers))
         return httpx.get(f"{stack.base}{path}", headers=headers, timeout=60)
     body: Any = json.loads(example.text)
     return httpx.post(f"{stack.base}{example.path}", json=body, headers=headers, timeout=60)

@@ -22,6 +22,7 @@ from services.api.alerts.inflight import TestsInFlight
 from services.api.alerts.router import router as alerts_router
 from services.api.charts.router import router as charts_router
 from services.api.charts.series_cache import SeriesCache
+from services.api.decisions.router import router as decisions_router
 from services.api.forwarded import ForwardedClient
 from services.api.gpus.router import router as gpus_router
 from services.api.guard import InputGuard
@@ -123,6 +124,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     ):
         app.include_router(router, dependencies=[*reads, *api])
     app.include_router(alerts_router, dependencies=api)
+    app.include_router(decisions_router, dependencies=api)
     openapi_security.install(app, settings)
     openapi_inputs.install(app)
     openapi_errors.install(app)

@@ -67,7 +67,9 @@ def excerpt(value: Any, limit: int = EXCERPT_CHARS) -> Any:
 
 def _describe(error: dict[str, Any]) -> str:
     loc = [str(part) for part in error["loc"]]
-    field = ".".join(p for p in loc if p not in ("query", "body", "path")) or ".".join(loc)
+    # Only the leading part is the location: a body field may itself be named "query".
+    field = ".".join(loc[1:] if loc and loc[0] in ("query", "body", "path") else loc)
+    field = field or ".".join(loc)
     return f"{field}: {clean_text(str(error['msg']), MESSAGE_CHARS)}"
 
 

@@ -17,6 +17,7 @@ from sqlalchemy.engine import Connection, Engine
 from sqlmodel import SQLModel
 
 import shared.alerts.models  # noqa: F401
+import shared.decisions.models  # noqa: F401
 import shared.models  # noqa: F401  (registers the tables on SQLModel.metadata)
 import shared.quotes.models  # noqa: F401
 import shared.sources.status  # noqa: F401

@@ -25,7 +25,13 @@ from tests.conftest import _drop_postgres_database, make_settings, new_database
 KEY_REQUIRED: list[dict[str, list[str]]] = [{"ApiKey": []}]
 GPU_FIELDS = openapi_inputs.GPU_FIELDS
 # A value for every path parameter of the document.
-PATH_VALUES = {"gpu_id": "rtx-3090", "alert_id": "1", "quote_id": "0" * 32, "image_format": "svg"}
+PATH_VALUES = {
+    "gpu_id": "rtx-3090",
+    "alert_id": "1",
+    "quote_id": "0" * 32,
+    "decision_id": "0" * 32,
+    "image_format": "svg",
+}
 
 
 def test_request_body_schemas_keep_their_names(market_client: TestClient) -> None:

@@ -1,0 +1,1 @@
+"""Decisions: POST /decisions, GET /decisions/{id}, GET /decisions/{id}/replay."""
