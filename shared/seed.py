@@ -23,6 +23,7 @@ from shared.bundled.readers import (
     iter_gpupoet_list_prices,
     iter_gpupoet_prices,
     iter_msrp_prices,
+    iter_vast_daily,
 )
 from shared.bundled.records import CloudRecord, PriceRecord
 from shared.catalog.specs import GpuSpec, load_catalog
@@ -134,7 +135,12 @@ def seed_cloud_offers(session: Session) -> int:
         ).where(CloudOffer.kind == "snapshot")
     ).all()
     seen: set[tuple[Any, ...]] = {tuple(row) for row in existing}
-    records = [*iter_cloud_offers(), *iter_cloud_medians(), *iter_feed_offers()]
+    records = [
+        *iter_cloud_offers(),
+        *iter_cloud_medians(),
+        *iter_feed_offers(),
+        *iter_vast_daily(),
+    ]
     return _insert_batches(session, CloudOffer, _cloud_rows(records, seen))
 
 

@@ -148,6 +148,10 @@ RUNPOD_GPUS: Final[dict[str, str]] = {
 # Vast's own model name; the AcceleratorName column loses it ("RTX_3060_Ti" -> "RTX3060").
 VAST_GPUS: Final[dict[str, str]] = {
     "H100_NVL": "h100-nvl",
+    # Vast's search API spells the name with spaces ("H100 PCIE"); these two are seen only
+    # there (ccir-vastai-2026-03), not in the instance types.
+    "H100_PCIE": "h100-pcie",
+    "H200_NVL": "h200-nvl",
     "H100_SXM": "h100-sxm5",
     "H200": "h200-sxm",
     "L40S": "l40s",

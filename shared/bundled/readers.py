@@ -1,5 +1,5 @@
 """The bundled price readers in one place: list prices, Amazon, eBay, GPU Poet and cloud data
-(provider lists, medians and the providers' cheapest offers).
+(provider lists, medians, the providers' cheapest offers and vast.ai's daily medians).
 
 Every reader is lazy: nothing is read until it is iterated. The matching `*_skips()` functions
 count, per reason, the source rows that gave no record.
@@ -13,6 +13,7 @@ from shared.bundled.ebay_snapshots import iter_ebay_snapshot_prices
 from shared.bundled.gpupoet import gpupoet_skips, iter_gpupoet_list_prices, iter_gpupoet_prices
 from shared.bundled.msrp import iter_msrp_prices
 from shared.bundled.price_feed import feed_skips, iter_feed_offers
+from shared.bundled.vast_daily import iter_vast_daily, vast_daily_skips
 
 __all__ = [
     "amazon_skips",
@@ -30,4 +31,6 @@ __all__ = [
     "iter_gpupoet_list_prices",
     "iter_gpupoet_prices",
     "iter_msrp_prices",
+    "iter_vast_daily",
+    "vast_daily_skips",
 ]

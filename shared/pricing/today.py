@@ -292,28 +292,33 @@ def stale_rental_today(
 
 
 def rental_today(rental: Rental) -> TodayPrice:
-    """A current rental: its cheapest sane offer, banded up to the median current offer
-    (what a renter pays once the cheapest is taken)."""
+    """A current rental: its cheapest sane offer (what a renter pays), with a band from
+    the offers' spread and number (`Rental.band`: one or two offers are banded at least
+    by how far one provider's offer typically is from the others'), whose top is at
+    least the median current offer (what a renter pays once the cheapest is taken)."""
     offer = rental.cheapest
-    low, high = offer.usd_per_gpu_hour, rental.median_usd
+    low, high, half = rental.band()
     what = describe(offer.measure)
     basis = (
         f"cheapest of {rental.n} current offer{'s' if rental.n > 1 else ''} ({what}, "
-        f"{offer.provider}, {offer.observed_at.date().isoformat()}); median ${high}/h"
+        f"{offer.provider}, {offer.observed_at.date().isoformat()}); median "
+        f"${rental.median_usd}/h"
     )
     if rental.held_back:
         basis += f"; {rental.held_back} held back as far below the others"
+    if rental.not_spot:
+        basis += f"; {len(rental.not_spot)} spot held back as above their provider's on-demand"
     return TodayPrice(
-        usd=low,
+        usd=offer.usd_per_gpu_hour,
         band_low=low,
         band_high=high,
         estimated=False,
         basis=basis,
-        last_usd=low,
+        last_usd=offer.usd_per_gpu_hour,
         last_observed_at=offer.observed_at,
         n=rental.n,
         measure=offer.measure,
-        log_spread=math.log(float(high) / float(low)) if low > 0 else 0.0,
+        log_spread=max(half, math.log(float(high / offer.usd_per_gpu_hour))),
         condition="cloud",
         kind=offer.kind,
         source=f"{offer.provider} {offer.instance_type} ({offer.region}): {offer.source}",
