@@ -1,6 +1,7 @@
 """Backtest of today's price estimate: hide the newest months, estimate them from older data.
 
-    .venv/bin/python -m bench.price_backtest
+    .venv/bin/python -m bench.price_backtest [--write-params]
+    .venv/bin/python bench/price_backtest.py [--write-params]
 
 Loads the bundled prices into a temporary SQLite database, then for each cut-off month:
 - **time split**: every price from the cut-off on is hidden; the index and its volatility
@@ -15,6 +16,7 @@ band's z is the normal 80 % value and the volatilities are measured on the visib
 
 from __future__ import annotations
 
+import json
 import math
 import statistics
 import sys
@@ -27,20 +29,28 @@ from pathlib import Path
 
 from sqlmodel import Session
 
-from bench.bundled_db import bundled_database
-from shared.pricing.index import (
+# Runnable as a path too (python bench/price_backtest.py), not only as a module.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.bundled_db import bundled_database  # noqa: E402
+from shared.pricing.ages import AGE_LIMIT_FILE  # noqa: E402
+from shared.pricing.index import (  # noqa: E402
     GroupIndex,
     MarketIndex,
     MonthlyPoint,
     build_index,
     load_points,
+    memory_tiers,
     month_of,
     month_start,
     peer_classes,
 )
-from shared.pricing.today import MAX_SUPPORT_GAP_MONTHS, MAX_SUPPORT_LAG_MONTHS, Z_80
+from shared.pricing.today import MAX_SUPPORT_GAP_MONTHS, MAX_SUPPORT_LAG_MONTHS, Z_80  # noqa: E402
 
 CUTOFFS = (datetime(2023, 1, 1, tzinfo=UTC), datetime(2026, 4, 1, tzinfo=UTC))
+# The gap (months from the newest visible price to the hidden one) buckets reported.
+GAP_BUCKETS: tuple[tuple[int, int | None], ...] = ((0, 6), (6, 12), (12, 24), (24, None))
+MIN_COVERAGE = 0.8
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,13 +121,14 @@ def bridges(group: GroupIndex, month: int, gpu_id: str) -> bool:
 
 def backtest(points: Sequence[MonthlyPoint]) -> list[Score]:
     segments = peer_classes()
+    tiers = memory_tiers()
     scores: list[Score] = []
     for cutoff in CUTOFFS:
         cut = month_of(cutoff)
         label = month_start(cut).strftime("%Y-%m")
         visible = [p for p in points if p.month < cut]
         hidden = [p for p in points if p.month >= cut]
-        index = build_index(visible, segments)
+        index = build_index(visible, segments, tiers)
         for row in score_hidden(index, visible, hidden):
             scores.append(Score("time", label, *row))
         by_card: dict[str, list[MonthlyPoint]] = defaultdict(list)
@@ -128,7 +139,7 @@ def backtest(points: Sequence[MonthlyPoint]) -> list[Score]:
             card_visible = [p for p in visible if p.gpu_id == gpu_id]
             if not card_visible:
                 continue
-            card_index = build_index(others, segments)
+            card_index = build_index(others, segments, tiers)
             for row in score_hidden(card_index, card_visible, card_hidden):
                 scores.append(Score("card", label, *row))
     return scores
@@ -136,7 +147,7 @@ def backtest(points: Sequence[MonthlyPoint]) -> list[Score]:
 
 def summary(scores: Sequence[Score]) -> str:
     if not scores:
-        return "n=0"
+        return "n=   0"
     errors = [s.error for s in scores]
     naive = [s.naive for s in scores]
     covered = sum(s.covered for s in scores)
@@ -148,17 +159,77 @@ def summary(scores: Sequence[Score]) -> str:
     )
 
 
-def main() -> int:
+def bucket_label(low: int, high: int | None) -> str:
+    return f">= {low} months" if high is None else f"{low}-{high} months"
+
+
+def in_bucket(score: Score, low: int, high: int | None) -> bool:
+    return score.months >= low and (high is None or score.months < high)
+
+
+def age_limit(scores: Sequence[Score]) -> dict[str, object]:
+    """The product's rule from the card split (a stale card among fresh ones, both
+    cut-offs): estimates are ranked up to the first gap bucket whose band holds fewer
+    than 80 % of the hidden prices or whose median error is not below "last price
+    unchanged"."""
+    card = [s for s in scores if s.split == "card"]
+    buckets = []
+    limit: int | None = None
+    for low, high in GAP_BUCKETS:
+        chosen = [s for s in card if in_bucket(s, low, high)]
+        error = statistics.median(s.error for s in chosen) if chosen else None
+        naive = statistics.median(s.naive for s in chosen) if chosen else None
+        coverage = sum(s.covered for s in chosen) / len(chosen) if chosen else None
+        passed = (
+            error is not None
+            and naive is not None
+            and coverage is not None
+            and coverage >= MIN_COVERAGE
+            and error < naive
+        )
+        if not passed and limit is None:
+            limit = low
+        buckets.append(
+            {
+                "months": [low, high],
+                "n": len(chosen),
+                "median_error": None if error is None else round(error, 4),
+                "unchanged_error": None if naive is None else round(naive, 4),
+                "coverage": None if coverage is None else round(coverage, 4),
+                "ranked": passed and limit is None,
+            }
+        )
+    return {
+        "max_estimate_months": limit,
+        "rule": (
+            "an estimate is ranked only across gaps shorter than the first bucket whose 80 % "
+            "band held fewer than 80 % of the hidden prices or whose median error was not "
+            "below the last price unchanged (bench/price_backtest.py, card split, both "
+            "cut-offs)"
+        ),
+        "buckets": buckets,
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    print("loading the bundled prices into a temporary database ...", flush=True)
     with tempfile.TemporaryDirectory() as directory:
         points = bundled_points(Path(directory))
+    print(f"{len(points)} monthly points; fitting one index per cut-off and card ...", flush=True)
     scores = backtest(points)
-    print(f"{len(points)} monthly points of the bundled market series")
     for split in ("time", "card"):
-        for cutoff in sorted({s.cutoff for s in scores}):
-            chosen = [s for s in scores if s.split == split and s.cutoff == cutoff]
-            print(f"{split:4s} split, hidden from {cutoff}: {summary(chosen)}")
-        everything = [s for s in scores if s.split == split]
-        print(f"{split:4s} split, all cut-offs:       {summary(everything)}")
+        for cutoff in [*sorted({s.cutoff for s in scores}), "both"]:
+            chosen = [s for s in scores if s.split == split and cutoff in (s.cutoff, "both")]
+            print(f"{split} split, hidden from {cutoff}: {summary(chosen)}")
+            for low, high in GAP_BUCKETS:
+                bucket = [s for s in chosen if in_bucket(s, low, high)]
+                print(f"    {bucket_label(low, high):>15s}: {summary(bucket)}")
+    limit = age_limit(scores)
+    print(f"estimates ranked up to: {limit['max_estimate_months']} months (None: every age)")
+    if "--write-params" in args:
+        AGE_LIMIT_FILE.write_text(json.dumps(limit, indent=1) + "\n")
+        print(f"wrote {AGE_LIMIT_FILE}")
     return 0
 
 

@@ -19,6 +19,7 @@ from sqlmodel import SQLModel
 import shared.alerts.models  # noqa: F401
 import shared.decisions.models  # noqa: F401
 import shared.models  # noqa: F401  (registers the tables on SQLModel.metadata)
+import shared.pricing.models  # noqa: F401
 import shared.quotes.models  # noqa: F401
 import shared.sources.status  # noqa: F401
 from shared.kit.settings import get_settings

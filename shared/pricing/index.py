@@ -27,22 +27,26 @@ from __future__ import annotations
 import math
 import re
 import statistics
+import sys
 import threading
 from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
 import numpy as np
-from scipy.sparse import coo_matrix
-from sqlalchemy import Engine, case, func
+from scipy.sparse import csr_matrix
+from scipy.sparse.linalg import spsolve
+from sqlalchemy import Engine, func
 from sqlmodel import Session, col, select
 
 from shared.catalog.specs import load_catalog
 from shared.models import CloudOffer, PriceObservation
-from shared.pricing.market import CONDITION_GROUPS, SCRAPED, is_marketplace, source_name
+from shared.pricing import index_store
+from shared.pricing.market import CONDITION_GROUPS, SCRAPED, source_name
 from shared.pricing.measures import ASK, LIST_PRICE, NOT_MARKET_MEASURES, QUOTE_KINDS
 
 GroupKey = tuple[str, str]  # (peer class, condition group)
@@ -117,6 +121,21 @@ class GroupIndex:
     supported: frozenset[int]  # months with at least one point
     # Month -> the cards with a point in it (whether others than a card saw a month).
     cards_by_month: Mapping[int, frozenset[str]] = field(default_factory=dict)
+    # Memory tier -> month -> the tier's log deviation from `values` (see `for_tier`).
+    tier_values: Mapping[str, Mapping[int, float]] = field(default_factory=dict)
+    # The tier whose deviation `values` already includes ("": the segment's own index).
+    tier: str = ""
+
+    def for_tier(self, tier: str) -> GroupIndex:
+        """The index of one memory tier: the segment's plus the tier's deviation (the
+        segment's alone for a tier without data)."""
+        deviation = self.tier_values.get(tier)
+        if deviation is None:
+            return self
+        values = {m: v + deviation.get(m, 0.0) for m, v in self.values.items()}
+        newest = values[self.last]
+        values = {m: v - newest for m, v in values.items()}
+        return replace(self, values=values, tier=tier)
 
     def seen_by_others(self, month: int, gpu_id: str) -> bool:
         return bool(self.cards_by_month.get(month, frozenset()) - {gpu_id})
@@ -161,11 +180,30 @@ class MarketIndex:
     volatility: Volatility
     # gpu id -> its peer classes, the closest first (see `peer_classes`).
     peers: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # gpu id -> its memory tier (see `memory_tiers`).
+    tiers: Mapping[str, str] = field(default_factory=dict)
+    # (gpu id, group, series) -> month -> the monthly price the fit saw (what a sibling
+    # cost when a card was last seen: shared/pricing/siblings.py).
+    monthly: Mapping[tuple[str, str, str], Mapping[int, float]] = field(default_factory=dict)
+
+    def price_near(
+        self, gpu_id: str, group: str, series: str, month: int, within: int
+    ) -> tuple[int, float] | None:
+        """(month, usd) of the card's point in `series` closest to `month`, if one is
+        within `within` months."""
+        found = self.monthly.get((gpu_id, group, series), {})
+        near = [m for m in found if abs(m - month) <= within]
+        if not near:
+            return None
+        best = min(near, key=lambda m: (abs(m - month), -m))
+        return best, found[best]
 
     def for_card(self, gpu_id: str, group: str) -> list[GroupIndex]:
-        """The indexes of the card's peer classes in `group`, the closest first."""
+        """The indexes of the card's peer classes in `group`, the closest first, each
+        moved by the card's memory tier where the tier has data."""
         found = (self.groups.get((peer, group)) for peer in self.peers.get(gpu_id, ()))
-        return [index for index in found if index is not None]
+        tier = self.tiers.get(gpu_id, "")
+        return [index.for_tier(tier) for index in found if index is not None]
 
 
 def load_points(
@@ -173,8 +211,8 @@ def load_points(
 ) -> list[MonthlyPoint]:
     """The monthly points of every market series (quotes, bids, list prices and
     quarantined prices left out), aggregated in SQL: one row per card, series and month.
-    A marketplace's asks of a month count only with `min_asks` of them (the market
-    price's rule: two stray asks are not a market)."""
+    A source's asks of a month count only with `min_asks` of them (the market price's
+    rule: two stray asks, or one retailer's, are not a market)."""
     o = PriceObservation
     month = _month_expression(session)
     query = (
@@ -204,7 +242,7 @@ def load_points(
         group = _group_of(condition)
         if group is None or mean is None or float(mean) <= 0:
             continue
-        if measure == ASK and n < min_asks and is_marketplace(kind, source):
+        if measure == ASK and n < min_asks:
             continue
         key = (gpu_id, group, series_family(kind, source, measure), _parse_month(month_text))
         held_usd, held_n = merged.get(key, (0.0, 0))
@@ -235,27 +273,51 @@ def _group_of(condition: str) -> str | None:
 
 
 def build_index(
-    points: Sequence[MonthlyPoint], peers: Mapping[str, tuple[str, ...]]
+    points: Sequence[MonthlyPoint],
+    peers: Mapping[str, tuple[str, ...]],
+    tiers: Mapping[str, str] | None = None,
 ) -> MarketIndex:
-    """Fit every peer class's index and measure the volatilities (see the module doc)."""
-    by_group: dict[GroupKey, list[MonthlyPoint]] = defaultdict(list)
+    """Fit every peer class's indexes, its condition groups together, and measure the
+    volatilities (see the module doc). Without `tiers`, no memory-tier terms."""
+    by_peer: dict[str, dict[str, list[MonthlyPoint]]] = defaultdict(lambda: defaultdict(list))
     for p in points:
         for peer in peers.get(p.gpu_id, ()):
-            by_group[(peer, p.group)].append(p)
+            by_peer[peer][p.group].append(p)
+    tier_of = dict(tiers or {})
     groups: dict[GroupKey, GroupIndex] = {}
-    for key, members in sorted(by_group.items()):
-        fitted = _fit_group(key, members)
-        if fitted is not None:
-            groups[key] = fitted
-    index = MarketIndex(groups, MISSING_VOLATILITY, dict(peers))
+    for peer, members in sorted(by_peer.items()):
+        groups.update(_fit_peer(peer, members, tier_of))
+    monthly: dict[tuple[str, str, str], dict[int, float]] = defaultdict(dict)
+    for p in points:
+        monthly[(p.gpu_id, p.group, p.series)][p.month] = p.usd
+    index = MarketIndex(groups, MISSING_VOLATILITY, dict(peers), tier_of, dict(monthly))
     return replace(index, volatility=_volatility(points, index))
 
 
 def peer_classes() -> dict[str, tuple[str, ...]]:
     """Each catalog card's peer classes, the closest first: its segment. (Segment and
-    memory tier, with the segment as fallback, was tried on the 2023-01 tuning cut-off of
-    bench/price_backtest.py and estimated worse: 13.5 % against 12.1 % median error.)"""
+    memory tier as separate classes, with the segment as fallback, was tried on the
+    2023-01 tuning cut-off of bench/price_backtest.py and estimated worse: 13.5 % against
+    12.1 % median error; the tier now enters as a deviation from the segment's index,
+    `memory_tiers`.)"""
     return {spec.id: (spec.segment,) for spec in load_catalog().gpus}
+
+
+# Upper bounds (GB) of the memory tiers: buyers shop by the models a card holds, and the
+# 2024-2026 series show the tiers moving apart (24 GB cards up, 8-12 GB cards down).
+TIER_BOUNDS = (8.0, 12.0, 16.0, 24.0, 48.0, 96.0)
+
+
+def memory_tier(memory_gb: float) -> str:
+    for bound in TIER_BOUNDS:
+        if memory_gb <= bound:
+            return f"<={bound:g}GB"
+    return f">{TIER_BOUNDS[-1]:g}GB"
+
+
+def memory_tiers() -> dict[str, str]:
+    """Each catalog card's memory tier (the hedonic index's tier-by-month term)."""
+    return {spec.id: memory_tier(spec.memory_gb) for spec in load_catalog().gpus}
 
 
 def market_index(
@@ -264,35 +326,65 @@ def market_index(
     """The index from everything stored (before `before`, for backtests): fitted once per
     state of the stored prices (see `IndexCache`)."""
     if before is not None:
-        return build_index(load_points(session, before, min_asks), peer_classes())
-    key = ("market", _database(session), min_asks, _market_watermark(session))
-    return INDEXES.get(
-        key, lambda: build_index(load_points(session, None, min_asks), peer_classes())
+        return build_index(load_points(session, before, min_asks), peer_classes(), memory_tiers())
+    return _fitted_once(
+        session,
+        f"market:{min_asks}",
+        _market_watermark,
+        lambda: build_index(load_points(session, None, min_asks), peer_classes(), memory_tiers()),
     )
 
 
 class IndexCache:
-    """Fitted indexes by (database, data watermark). A fit reads every stored series and
-    solves one least-squares problem per group (0.4 s on the bundled data, most of a
-    one-GPU recompute: bench/index_cache.py); the watermark is one aggregate query, and
-    any insert, delete, price or quarantine change moves it."""
+    """Fitted indexes by (database, index name, revision), fitted once per key: the first
+    caller produces it (shared/pricing/index_store.py's stored fit, else a fit), callers
+    arriving meanwhile wait for that one result instead of fitting too. Without that, ten
+    /tco requests after a new price ran ten fits at once (bench/index_burst.py). A fit
+    reads every stored series and solves one least-squares problem per group; the
+    watermark is one aggregate query."""
 
     def __init__(self, size: int = 8) -> None:
         self._size = size
         self._lock = threading.Lock()
         self._fitted: OrderedDict[tuple[object, ...], MarketIndex] = OrderedDict()
+        self._pending: dict[tuple[object, ...], Future[MarketIndex]] = {}
 
     def get(self, key: tuple[object, ...], fit: Callable[[], MarketIndex]) -> MarketIndex:
-        with self._lock:
-            found = self._fitted.get(key)
-            if found is not None:
-                self._fitted.move_to_end(key)
-                return found
-        fitted = fit()
+        while True:
+            with self._lock:
+                found = self._fitted.get(key)
+                if found is not None:
+                    self._fitted.move_to_end(key)
+                    return found
+                pending = self._pending.get(key)
+                leading = pending is None
+                if pending is None:
+                    pending = self._pending[key] = Future()
+            if leading:
+                return self._lead(key, fit, pending)
+            try:
+                return pending.result()
+            except Exception:
+                # The leader's failure may be its own (its connection, its request):
+                # try again, leading if no one else does.
+                continue
+
+    def _lead(
+        self, key: tuple[object, ...], fit: Callable[[], MarketIndex], pending: Future[MarketIndex]
+    ) -> MarketIndex:
+        try:
+            fitted = fit()
+        except BaseException as exc:
+            with self._lock:
+                del self._pending[key]
+            pending.set_exception(exc)
+            raise
         with self._lock:
             self._fitted[key] = fitted
             while len(self._fitted) > self._size:
                 self._fitted.popitem(last=False)
+            del self._pending[key]
+        pending.set_result(fitted)
         return fitted
 
     def clear(self) -> None:
@@ -304,6 +396,30 @@ class IndexCache:
 INDEXES = IndexCache()
 
 
+def _fitted_once(
+    session: Session,
+    name: str,
+    watermark: Callable[[Session], tuple[object, ...]],
+    fit: Callable[[], MarketIndex],
+) -> MarketIndex:
+    """Index `name` at the stored data's revision: this process's fit, else the one any
+    process stored at that revision, else fitted here and stored (once per key at a time,
+    see IndexCache)."""
+    at = index_store.revision(name, watermark(session))
+
+    def produce() -> MarketIndex:
+        stored = index_store.load(session, name, at, sys.modules[__name__])
+        if isinstance(stored, MarketIndex):
+            return stored
+        fitted = fit()
+        index_store.save(
+            session, name, at, fitted, lambda own: index_store.revision(name, watermark(own))
+        )
+        return fitted
+
+    return INDEXES.get((_database(session), name, at), produce)
+
+
 def _database(session: Session) -> str:
     bind = session.get_bind()
     engine = bind if isinstance(bind, Engine) else bind.engine
@@ -311,14 +427,20 @@ def _database(session: Session) -> str:
 
 
 def _market_watermark(session: Session) -> tuple[object, ...]:
+    """Moves with every change of the rows `load_points` reads (an insert, a delete, a
+    price, a quarantine flag) and with none of the others: a posted quote, a bid or a list
+    price, which the index never reads, leaves every fitted index in use."""
     o = PriceObservation
     row = session.execute(
-        select(  # type: ignore[call-overload]
+        select(
             func.count(),
             func.max(o.id),
             func.max(o.observed_at),
             func.sum(o.price_usd),
-            func.sum(case((col(o.quarantined).is_(True), 1), else_=0)),
+        ).where(
+            col(o.quarantined).is_(False),
+            col(o.kind).not_in(sorted(QUOTE_KINDS)),
+            col(o.measure).not_in(sorted({*NOT_MARKET_MEASURES, LIST_PRICE})),
         )
     ).one()
     return tuple(str(v) for v in row)
@@ -338,9 +460,10 @@ def _cloud_watermark(session: Session) -> tuple[object, ...]:
     return tuple(str(v) for v in row)
 
 
-def load_cloud_points(session: Session) -> list[MonthlyPoint]:
+def load_cloud_points(session: Session, before: datetime | None = None) -> list[MonthlyPoint]:
     """Monthly points of every rental series, per GPU-hour of whole GPUs: one series per
-    provider and measure, the group is the pricing ("on-demand", "spot")."""
+    provider and measure, the group is the pricing ("on-demand", "spot"); only offers
+    observed before `before` when given (an answer as of a past date)."""
     o = CloudOffer
     month = _month_expression(session, col(o.observed_at))
     points: dict[tuple[str, str, str, int], tuple[float, int]] = {}
@@ -357,6 +480,8 @@ def load_cloud_points(session: Session) -> list[MonthlyPoint]:
             .where(col(column).is_not(None), col(column) > 0, col(o.gpu_count) >= 1)
             .group_by(col(o.gpu_id), col(o.provider), col(o.measure), month)
         )
+        if before is not None:
+            query = query.where(col(o.observed_at) < before)
         for gpu_id, provider, measure, month_text, mean, n in session.execute(query):
             if mean is None or float(mean) <= 0:
                 continue
@@ -368,65 +493,148 @@ def load_cloud_points(session: Session) -> list[MonthlyPoint]:
     ]
 
 
-def cloud_index(session: Session) -> MarketIndex:
+def cloud_index(session: Session, before: datetime | None = None) -> MarketIndex:
     """How rental prices per GPU-hour of comparable cards (same segment, same pricing)
-    moved: the index a rental whose offers all aged out is moved by."""
-    key = ("cloud", _database(session), _cloud_watermark(session))
-    return INDEXES.get(key, lambda: build_index(load_cloud_points(session), peer_classes()))
-
-
-def _fit_group(key: GroupKey, points: Sequence[MonthlyPoint]) -> GroupIndex | None:
-    cards = sorted({p.gpu_id for p in points})
-    if len(cards) < MIN_CARDS:
-        return None
-    series = sorted({p.series for p in points})
-    first = min(p.month for p in points)
-    last = max(p.month for p in points)
-    months = last - first + 1
-    # Unknowns: card levels, series offsets (the first fixed by the ridge), index months.
-    card_at = {c: i for i, c in enumerate(cards)}
-    series_at = {s: len(cards) + i for i, s in enumerate(series)}
-    month_base = len(cards) + len(series)
-    unknowns = month_base + months
-    rows: list[int] = []
-    columns: list[int] = []
-    values: list[float] = []
-    target: list[float] = []
-    for row, p in enumerate(points):
-        for column in (card_at[p.gpu_id], series_at[p.series], month_base + p.month - first):
-            rows.append(row)
-            columns.append(column)
-            values.append(1.0)
-        target.append(math.log(p.usd))
-    row = len(points)
-    for m in range(1, months):
-        rows += [row, row]
-        columns += [month_base + m, month_base + m - 1]
-        values += [STEP_WEIGHT, -STEP_WEIGHT]
-        target.append(0.0)
-        row += 1
-    for unknown in range(unknowns):
-        rows.append(row)
-        columns.append(unknown)
-        values.append(RIDGE)
-        target.append(0.0)
-        row += 1
-    # A few hundred unknowns at most: the dense solve is exact and takes milliseconds.
-    matrix = coo_matrix((values, (rows, columns)), shape=(row, unknowns)).toarray()
-    solution = _huber_solve(matrix, np.asarray(target), len(points))
-    level = solution[month_base:]
-    # The index is relative: its newest month is 0, so a level reads as "log change to now".
-    level = level - level[-1]
-    return GroupIndex(
-        key=key,
-        first=first,
-        last=last,
-        values={first + m: float(level[m]) for m in range(months)},
-        cards=len(cards),
-        points=len(points),
-        supported=frozenset(p.month for p in points),
-        cards_by_month=_cards_by_month(points),
+    moved: the index a rental whose offers all aged out is moved by (from offers observed
+    before `before` when given: fitted per call, not cached)."""
+    if before is not None:
+        return build_index(load_cloud_points(session, before), peer_classes(), memory_tiers())
+    return _fitted_once(
+        session,
+        "cloud",
+        _cloud_watermark,
+        lambda: build_index(load_cloud_points(session), peer_classes(), memory_tiers()),
     )
+
+
+# A condition group whose index follows another's where its own data are silent: used
+# prices move with new ones, spot with on-demand (the prior is on the difference of
+# their steps). The used index had no consumer data for 22 months (2024-01..2025-10)
+# while new prices were seen; alone, its prior carried it flat across them.
+LEADERS = {"used": "new", "spot": "on-demand"}
+# The memory-tier deviations' pull towards the segment's index: a tier deviates where
+# several of its cards agree month after month. Chosen on the 2023-01 (tuning) cut-off
+# of bench/price_backtest.py's card split among 0.25, 1 and 4 (docs/pricing.md): weaker
+# pulls fitted the short gaps better and the long ones worse (24+ months: 45 % median
+# error at 0.25 against 35 % without tiers).
+TIER_SHRINK = 4.0
+# A tier's deviation needs this many of its cards in the group (one card's own history
+# is not its tier's market).
+MIN_TIER_CARDS = 2
+
+
+class _Design:
+    """The sparse least-squares problem of one peer class: unknowns by name, rows of
+    (column, coefficient) pairs with a target and whether it is a data row."""
+
+    def __init__(self) -> None:
+        self.columns: dict[tuple[object, ...], int] = {}
+        self.rows: list[list[tuple[int, float]]] = []
+        self.targets: list[float] = []
+
+    def unknown(self, name: tuple[object, ...]) -> int:
+        return self.columns.setdefault(name, len(self.columns))
+
+    def add(self, terms: list[tuple[int, float]], target: float = 0.0) -> None:
+        self.rows.append(terms)
+        self.targets.append(target)
+
+    def solve(self, observed: int) -> np.ndarray:
+        for column in range(len(self.columns)):
+            self.add([(column, RIDGE)])
+        rows = [r for r, terms in enumerate(self.rows) for _ in terms]
+        columns = [c for terms in self.rows for c, _ in terms]
+        values = [v for terms in self.rows for _, v in terms]
+        matrix = csr_matrix((values, (rows, columns)), shape=(len(self.rows), len(self.columns)))
+        return _huber_solve(matrix, np.asarray(self.targets), observed)
+
+
+def _fit_peer(
+    peer: str, members: Mapping[str, Sequence[MonthlyPoint]], tier_of: Mapping[str, str]
+) -> dict[GroupKey, GroupIndex]:
+    """One peer class's indexes, its condition groups in one fit:
+
+        log price = level(card, group) + offset(series) + index(group, month)
+                    + deviation(group, memory tier, month) + noise
+
+    with random-walk priors on the index (a follower group's on its step minus its
+    leader's step, `LEADERS`) and on the tier deviations, which are also pulled to 0."""
+    kept = {
+        group: list(points)
+        for group, points in members.items()
+        if len({p.gpu_id for p in points}) >= MIN_CARDS
+    }
+    if not kept:
+        return {}
+    design = _Design()
+    span = {g: (min(p.month for p in ps), max(p.month for p in ps)) for g, ps in kept.items()}
+    tiers = {g: _tiers_with_data(ps, tier_of) for g, ps in kept.items()}
+    observed = [p for group in sorted(kept) for p in kept[group]]
+    for p in observed:
+        terms = [
+            (design.unknown(("level", p.gpu_id, p.group)), 1.0),
+            (design.unknown(("series", p.series)), 1.0),
+            (design.unknown(("index", p.group, p.month)), 1.0),
+        ]
+        tier = tier_of.get(p.gpu_id, "")
+        if tier in tiers[p.group]:
+            terms.append((design.unknown(("tier", p.group, tier, p.month)), 1.0))
+        design.add(terms, math.log(p.usd))
+    for group, (first, last) in sorted(span.items()):
+        for m in range(first, last + 1):
+            design.unknown(("index", group, m))
+        leader = LEADERS.get(group)
+        for m in range(first + 1, last + 1):
+            terms = _step(design, ("index", group), m)
+            if leader in span and span[leader][0] < m <= span[leader][1]:
+                terms += [(c, -v) for c, v in _step(design, ("index", leader), m)]
+            design.add(terms)
+        for tier in sorted(tiers[group]):
+            for m in range(first, last + 1):
+                design.add([(design.unknown(("tier", group, tier, m)), TIER_SHRINK)])
+                if m > first:
+                    design.add(_step(design, ("tier", group, tier), m))
+    solution = design.solve(len(observed))
+    found: dict[GroupKey, GroupIndex] = {}
+    for group, (first, last) in span.items():
+        points = kept[group]
+        level = [solution[design.columns[("index", group, m)]] for m in range(first, last + 1)]
+        # Relative: its newest month is 0, so a level reads as "log change to now".
+        values = {first + i: float(v - level[-1]) for i, v in enumerate(level)}
+        tier_values = {
+            tier: {
+                m: float(solution[design.columns[("tier", group, tier, m)]])
+                for m in range(first, last + 1)
+            }
+            for tier in tiers[group]
+        }
+        found[(peer, group)] = GroupIndex(
+            key=(peer, group),
+            first=first,
+            last=last,
+            values=values,
+            cards=len({p.gpu_id for p in points}),
+            points=len(points),
+            supported=frozenset(p.month for p in points),
+            cards_by_month=_cards_by_month(points),
+            tier_values=tier_values,
+        )
+    return found
+
+
+def _step(design: _Design, name: tuple[object, ...], month: int) -> list[tuple[int, float]]:
+    return [
+        (design.unknown((*name, month)), STEP_WEIGHT),
+        (design.unknown((*name, month - 1)), -STEP_WEIGHT),
+    ]
+
+
+def _tiers_with_data(points: Sequence[MonthlyPoint], tier_of: Mapping[str, str]) -> set[str]:
+    cards: dict[str, set[str]] = defaultdict(set)
+    for p in points:
+        if p.gpu_id in tier_of:
+            cards[tier_of[p.gpu_id]].add(p.gpu_id)
+    return {tier for tier, found in cards.items() if len(found) >= MIN_TIER_CARDS}
 
 
 def _cards_by_month(points: Sequence[MonthlyPoint]) -> dict[int, frozenset[str]]:
@@ -436,13 +644,15 @@ def _cards_by_month(points: Sequence[MonthlyPoint]) -> dict[int, frozenset[str]]
     return {month: frozenset(cards) for month, cards in found.items()}
 
 
-def _huber_solve(matrix: np.ndarray, target: np.ndarray, observed: int) -> np.ndarray:
+def _huber_solve(matrix: csr_matrix, target: np.ndarray, observed: int) -> np.ndarray:
     """Least squares with Huber weights on the observed rows (iteratively reweighted):
     a mislabelled month (a search that priced another card, an RTX 2070 "at" $613) pulls
     a series offset as much as a Huber loss lets it, not as much as a square does. The
-    prior and ridge rows keep their weight."""
+    prior and ridge rows keep their weight. Solved by the sparse normal equations (the
+    ridge keeps them positive definite): a peer class has up to a few thousand unknowns,
+    almost all of them zero in any one row."""
     weights = np.ones(len(target))
-    solution = np.linalg.lstsq(matrix, target, rcond=None)[0]
+    solution = _weighted_solve(matrix, target, weights)
     for _ in range(HUBER_ITERATIONS):
         residual = (matrix @ solution - target)[:observed]
         # At least a point's noise floor: on near-exact data a tiny scale would down-weight
@@ -450,9 +660,14 @@ def _huber_solve(matrix: np.ndarray, target: np.ndarray, observed: int) -> np.nd
         scale = max(1.4826 * float(np.median(np.abs(residual))), MIN_OBS_NOISE)
         bound = HUBER_K * scale
         weights[:observed] = np.minimum(1.0, bound / np.maximum(np.abs(residual), 1e-12))
-        root = np.sqrt(weights)[:, None]
-        solution = np.linalg.lstsq(matrix * root, target * root[:, 0], rcond=None)[0]
-    return np.asarray(solution)
+        solution = _weighted_solve(matrix, target, weights)
+    return solution
+
+
+def _weighted_solve(matrix: csr_matrix, target: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    weighted = matrix.T.multiply(weights).tocsr()
+    normal = (weighted @ matrix).tocsc()
+    return np.asarray(spsolve(normal, weighted @ target))
 
 
 def _volatility(points: Sequence[MonthlyPoint], market: MarketIndex) -> Volatility:

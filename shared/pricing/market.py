@@ -165,6 +165,9 @@ class PricePolicy:
     # Each scraper source's last successful run (probable sales); None: the newest
     # observation of each source stands in for the run.
     last_runs: Mapping[str, datetime] | None = None
+    # An answer as of a past date sees only what was observed before this moment; None:
+    # every stored price.
+    observed_before: datetime | None = None
 
     @classmethod
     def from_settings(
@@ -218,6 +221,8 @@ def preferred(candidates: Iterable[MarketPrice]) -> MarketPrice | None:
 def _is_market(o: Observation, condition: str, policy: PricePolicy) -> bool:
     if o.condition not in CONDITION_GROUPS[condition] or o.quarantined or is_quote(o.kind):
         return False
+    if policy.observed_before is not None and o.observed_at >= policy.observed_before:
+        return False
     if o.measure in NOT_MARKET_MEASURES:
         return False
     if o.measure == LIST_PRICE:
@@ -262,13 +267,14 @@ def _series_price(
         return None
     counts = _Counts(sold_n, probable, removed)
     price = _aggregate(newest, condition, policy, kept, basis, source_stale, counts)
-    if (
-        price.measure == ASK
-        and is_marketplace(newest.kind, newest.source)
-        and price.n < policy.min_asks
-    ):
+    # A retailer's one ask is a market of one as much as a marketplace seller's: the
+    # minimum applies to every source's asks (a published aggregate is not an ask).
+    if price.measure == ASK and price.n < policy.min_asks:
+        where = (
+            "on a marketplace" if is_marketplace(newest.kind, newest.source) else "at a retailer"
+        )
         thin = (
-            f"only {price.n} asking price{'s' if price.n > 1 else ''} on a marketplace "
+            f"only {price.n} asking price{'s' if price.n > 1 else ''} {where} "
             f"(a market price needs {policy.min_asks})"
         )
         return replace(price, thin_reason=thin)

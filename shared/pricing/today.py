@@ -31,6 +31,7 @@ from sqlmodel import Session, col, select
 
 from shared.kit.money import CENT
 from shared.models import CloudOffer
+from shared.pricing.ages import too_old
 from shared.pricing.cloud import (
     PER_GPU_HOUR,
     PRICINGS,
@@ -47,9 +48,11 @@ from shared.pricing.index import (
     market_index,
     month_of,
     month_start,
+    series_family,
 )
 from shared.pricing.market import MarketPrice, Observation, PricePolicy, market_price
 from shared.pricing.measures import describe
+from shared.pricing.siblings import Estimate, disagreement, related
 from shared.pricing.window import market_observations
 
 RENTAL_GROUPS = frozenset(PRICINGS)
@@ -147,6 +150,8 @@ def today_price(
         reasons.append(reason)
     else:
         return unpriced(price, "; ".join(reasons) or _no_index(price))
+    if (old := too_old(age_months)) is not None:
+        return unpriced(price, f"needs a current price: {old}")
     since, until = month_of(price.observed_at), month_of(now)
     change = group.change(since, until)
     beyond = max(until - group.last, 0)
@@ -243,8 +248,15 @@ class CardPrices:
 def card_prices(
     market: dict[str, MarketPrice | None], index: MarketIndex, now: datetime, stale_days: int
 ) -> CardPrices:
-    """Today's new and used prices of a card from its market prices, and "any": the
-    measured (not estimated) one first, then the cheaper."""
+    """Today's new and used prices of a card from its market prices, and "any" (see
+    `with_any`)."""
+    return with_any(conditions_of(market, index, now, stale_days))
+
+
+def conditions_of(
+    market: dict[str, MarketPrice | None], index: MarketIndex, now: datetime, stale_days: int
+) -> dict[str, CardPrice]:
+    """Today's new and used prices of a card from its market prices."""
     found: dict[str, CardPrice] = {}
     for condition in ("new", "used"):
         price = market.get(condition)
@@ -254,6 +266,13 @@ def card_prices(
             found[condition] = unpriced(price, price.thin_reason)
         else:
             found[condition] = today_price(price, index, now, stale_days)
+    return found
+
+
+def with_any(found: dict[str, CardPrice]) -> CardPrices:
+    """The new and used prices with "any": the measured (not estimated) one first, then
+    the fresher, then the cheaper; and a caveat where used is priced above new."""
+    found = dict(found)
     notes: dict[str, str] = {}
     new, used = found.get("new"), found.get("used")
     if isinstance(new, TodayPrice) and isinstance(used, TodayPrice) and used.usd > new.usd:
@@ -263,7 +282,7 @@ def card_prices(
         )
     priced = [p for p in (new, used) if isinstance(p, TodayPrice)]
     if priced:
-        found["any"] = min(priced, key=lambda p: (p.estimated, p.usd))
+        found["any"] = min(priced, key=lambda p: (p.estimated, -_fresh_month(p), p.usd))
     elif new is not None or used is not None:
         found["any"] = next(p for p in (new, used) if p is not None)
     return CardPrices(found, notes)
@@ -334,24 +353,84 @@ class Priced:
     note: str | None = None
 
 
-def today_prices(
+def _fresh_month(price: TodayPrice) -> int:
+    """How fresh an estimate's observation is, by month (two estimates from the same
+    month are equally fresh: the cheaper wins)."""
+    return month_of(price.last_observed_at) if price.estimated else 0
+
+
+def priced_conditions(
     observations: Sequence[Observation], policy: PricePolicy, index: MarketIndex
-) -> dict[str, Priced]:
-    """Today's price per condition ("new", "used", "any"; absent: never seen) of one card
-    from its stored observations."""
+) -> dict[str, CardPrice]:
+    """Today's new and used prices of one card from its stored observations."""
     market = {c: market_price(observations, c, policy) for c in ("new", "used")}
-    found = card_prices(market, index, policy.now, policy.stale_days)
-    return {c: Priced(p, found.notes.get(c)) for c, p in found.by_condition.items()}
+    return conditions_of(market, index, policy.now, policy.stale_days)
 
 
 def bought_today(
     session: Session, gpu_ids: Iterable[str], policy: PricePolicy
 ) -> dict[str, dict[str, Priced]]:
-    """Today's purchase prices of these cards per condition (see `today_prices`)."""
-    ids = sorted(set(gpu_ids))
+    """Today's purchase prices of these cards per condition (see `today_prices`), each
+    estimate checked against its siblings' fresh prices (shared/pricing/siblings.py)."""
+    wanted = set(gpu_ids)
+    ids = sorted(related(wanted))
     observations = market_observations(session, ids, policy)
-    index = market_index(session, min_asks=policy.min_asks)
-    return {gpu_id: today_prices(observations.get(gpu_id, []), policy, index) for gpu_id in ids}
+    # As of a past date: the index fitted on what was observed by then.
+    index = market_index(session, before=policy.observed_before, min_asks=policy.min_asks)
+    conditions = {
+        gpu_id: priced_conditions(observations.get(gpu_id, []), policy, index) for gpu_id in ids
+    }
+    check_estimates(conditions, index)
+    found = {}
+    for gpu_id in sorted(wanted):
+        prices = with_any(conditions[gpu_id])
+        found[gpu_id] = {c: Priced(p, prices.notes.get(c)) for c, p in prices.by_condition.items()}
+    return found
+
+
+def check_estimates(found: dict[str, dict[str, CardPrice]], index: MarketIndex) -> None:
+    """Unprice, in place, every estimate that disagrees with its fresh siblings, is
+    above the card's new price (used) or breaks the order of its memory variants."""
+    fresh = {
+        group: {
+            gpu_id: price.usd
+            for gpu_id, by_condition in found.items()
+            if isinstance(price := by_condition.get(group), TodayPrice) and not price.estimated
+        }
+        for group in ("new", "used")
+    }
+    for gpu_id, by_condition in found.items():
+        new = by_condition.get("new")
+        new_usd = new.usd if isinstance(new, TodayPrice) and not new.estimated else None
+        for group in ("new", "used"):
+            price = by_condition.get(group)
+            if not isinstance(price, TodayPrice) or not price.estimated:
+                continue
+            estimate = Estimate(
+                gpu_id=gpu_id,
+                usd=price.usd,
+                band_low=price.band_low,
+                band_high=price.band_high,
+                last_usd=price.last_usd,
+                month=month_of(price.last_observed_at),
+                series=series_family(price.kind, price.source, price.measure),
+            )
+            used_over = new_usd if group == "used" else None
+            reason = disagreement(estimate, group, fresh[group], used_over, index)
+            if reason is not None:
+                by_condition[group] = _unpriced_estimate(price, reason)
+
+
+def _unpriced_estimate(price: TodayPrice, reason: str) -> Unpriced:
+    return Unpriced(
+        price.last_usd,
+        price.last_observed_at,
+        price.measure,
+        reason,
+        price.condition,
+        price.kind,
+        price.source,
+    )
 
 
 def rented_today(
@@ -373,14 +452,35 @@ def rented_today(
                 by_pricing[pricing] = Priced(rental_today(rental), rental.note)
             elif (last := newest_offer(session, gpu_id, pricing, currency, factor)) is not None:
                 # Fitted only when some card's offers all aged out.
-                rental_index = rental_index or cloud_index(session)
+                rental_index = rental_index or cloud_index(session, currency.observed_before)
                 by_pricing[pricing] = Priced(
                     stale_rental_today(last, rental_index, currency.now, currency.stale_days)
                 )
             else:
                 by_pricing[pricing] = None
-        found[gpu_id] = by_pricing
+        found[gpu_id] = _spot_not_above_on_demand(by_pricing)
     return found
+
+
+def _spot_not_above_on_demand(by_pricing: dict[str, Priced | None]) -> dict[str, Priced | None]:
+    """A spot estimate (its offers aged out) above today's on-demand rental is no spot
+    price: a renter takes the on-demand offer, as `rentals_of` rules for current offers."""
+    spot, on_demand = by_pricing.get("spot"), by_pricing.get("on-demand")
+    if spot is None or on_demand is None:
+        return by_pricing
+    spot_price, on_demand_price = spot.price, on_demand.price
+    if (
+        isinstance(spot_price, TodayPrice)
+        and isinstance(on_demand_price, TodayPrice)
+        and spot_price.estimated
+        and spot_price.usd > on_demand_price.usd
+    ):
+        note = (
+            f"no spot price (an estimate of ${spot_price.usd}/h from old spot offers is above "
+            f"today's on-demand ${on_demand_price.usd}/h): the on-demand offer is used"
+        )
+        return {**by_pricing, "spot": Priced(on_demand_price, note)}
+    return by_pricing
 
 
 def _current_offers(
@@ -391,6 +491,8 @@ def _current_offers(
     query = select(CloudOffer).where(
         col(CloudOffer.gpu_id).in_(ids), col(CloudOffer.observed_at) >= since
     )
+    if currency.observed_before is not None:
+        query = query.where(col(CloudOffer.observed_at) < currency.observed_before)
     grouped: dict[str, list[CloudOffer]] = defaultdict(list)
     for offer in session.exec(query):
         grouped[offer.gpu_id].append(offer)

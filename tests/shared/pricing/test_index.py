@@ -71,3 +71,56 @@ def test_a_dated_report_of_a_publisher_is_one_series():
     other_day = series_family("snapshot", "eBay search via GPU Poet, captured 2025-11-25", "ask")
     assert april == june and snap == other_day and april != snap
     assert series_family("scraped", "ebay:sold", "sale") == series_family("scraped", "ebay", "sale")
+
+
+def _tiers_apart() -> list[MonthlyPoint]:
+    """Two memory tiers of one segment over two years: the 24 GB cards rise 2 % a month,
+    the 8 GB cards fall 2 % a month (how the 2024-2026 consumer series moved)."""
+    points = []
+    for card, level, monthly in (
+        ("big-a", 7.0, 0.02),
+        ("big-b", 7.3, 0.02),
+        ("small-a", 5.5, -0.02),
+        ("small-b", 5.8, -0.02),
+    ):
+        for m in range(24):
+            usd = math.exp(level + monthly * m)
+            points.append(MonthlyPoint(card, "used", "sold", START + m, usd, 3))
+    return points
+
+
+def test_a_memory_tier_moving_apart_from_its_segment_gets_its_own_index():
+    peers = dict.fromkeys(("big-a", "big-b", "small-a", "small-b"), ("consumer",))
+    tiers = {"big-a": "<=24GB", "big-b": "<=24GB", "small-a": "<=8GB", "small-b": "<=8GB"}
+    pooled = build_index(_tiers_apart(), peers)
+    tiered = build_index(_tiers_apart(), peers, tiers)
+    [flat] = pooled.for_card("big-a", "used")
+    [big] = tiered.for_card("big-a", "used")
+    [small] = tiered.for_card("small-a", "used")
+    # Pooled, the two tiers cancel; by tier, each moves towards its own cards (+-0.46 in
+    # log), shrunk to the segment by TIER_SHRINK (two cards a tier are little evidence).
+    pooled_change = flat.change(START, START + 23)
+    assert abs(pooled_change) < 0.05
+    assert big.change(START, START + 23) > pooled_change + 0.04
+    assert small.change(START, START + 23) < pooled_change - 0.04
+
+
+def test_a_used_index_follows_the_new_one_across_months_without_used_data():
+    peers = dict.fromkeys(("card-a", "card-b"), ("consumer",))
+    points = []
+    for card, level in (("card-a", 7.0), ("card-b", 6.0)):
+        for m in range(24):
+            # New prices fall 3 % a month throughout; used prices are seen only in the
+            # first and last four months and fell as much in between.
+            points.append(
+                MonthlyPoint(card, "new", "shop", START + m, math.exp(level - 0.03 * m), 3)
+            )
+            if m < 4 or m >= 20:
+                used = math.exp(level - 0.4 - 0.03 * m)
+                points.append(MonthlyPoint(card, "used", "ebay", START + m, used, 3))
+    [used] = build_index(points, peers).for_card("card-a", "used")
+    # Halfway through the gap the used index has fallen with the new one, not in a line
+    # between its two ends alone (which would be the same here) nor flat: its step at
+    # month 12 is the new index's.
+    step = used.values[START + 12] - used.values[START + 11]
+    assert math.isclose(step, -0.03, abs_tol=0.005)

@@ -59,7 +59,8 @@ def test_bought_today_estimates_a_stale_card_and_leaves_an_unbridged_one_unprice
     seed_catalog(session)
     stale_3090_with_risen_peers(session, NOW)
     long_ago = NOW - timedelta(days=1100)
-    session.add(make_observation(gpu_id="a100-80gb-pcie", usd="15000", observed_at=long_ago))
+    for usd in ("14900", "15000", "15100"):
+        session.add(make_observation(gpu_id="a100-80gb-pcie", usd=usd, observed_at=long_ago))
     session.flush()
     found = bought_today(session, ["rtx-3090", "a100-80gb-pcie", "rtx-5090"], _policy())
     used = found["rtx-3090"]["used"].price

@@ -103,3 +103,31 @@ def test_a_rental_whose_offers_aged_out_keeps_the_rules_of_a_current_one(
         # the price it was last seen at.
         assert isinstance(on_demand.price, Unpriced if aged else TodayPrice)
         assert on_demand.price.last_usd == spot.price.last_usd == Decimal("2.39")
+
+
+def test_a_spot_estimate_above_todays_on_demand_rental_gives_way_to_it(session) -> None:
+    from datetime import UTC, datetime, timedelta
+    from decimal import Decimal
+
+    from shared.pricing.cloud import Currency
+    from shared.seed import seed_catalog
+    from tests.factories import make_offer
+
+    now = datetime.now(UTC)
+    seed_catalog(session)
+    # The A40's spot offers aged out at $3/h while its peers' spot prices held; today it
+    # is rented on demand at $1/h: an old spot figure above that is no spot price.
+    session.add(
+        make_offer("a40", "4.00", now - timedelta(days=200), spot_usd_per_hour=Decimal("3"))
+    )
+    for m in range(8, 0, -1):
+        at = now - timedelta(days=30.44 * m)
+        for gpu_id in ("a100-80gb-pcie", "l40s"):
+            session.add(make_offer(gpu_id, "2.00", at, spot_usd_per_hour=Decimal("1.50")))
+    session.add(make_offer("a40", "1.00", now - timedelta(days=1), provider="cloud-b"))
+    session.flush()
+    found = rented_today(session, ["a40"], Currency(now), Decimal("2"))["a40"]
+    spot, on_demand = found["spot"], found["on-demand"]
+    assert spot is not None and on_demand is not None
+    assert spot.price == on_demand.price and spot.note is not None
+    assert "above today's on-demand $1.00" in spot.note

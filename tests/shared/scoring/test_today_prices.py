@@ -56,7 +56,9 @@ def test_a_stale_price_is_moved_by_its_peers_and_a_fresh_one_is_kept(session):
 def test_a_card_no_index_bridges_is_unranked_with_its_last_price(session):
     seed_catalog(session)
     old = NOW - timedelta(days=3 * 365)
-    session.add(make_observation(gpu_id="a100-80gb-pcie", usd="15000", observed_at=old))
+    # Three asks: a market price (one would be a market of one, unpriced as thin).
+    for usd in ("14900", "15000", "15100"):
+        session.add(make_observation(gpu_id="a100-80gb-pcie", usd=usd, observed_at=old))
     session.flush()
     recompute(session)
     score = _score(session, "a100-80gb-pcie", "used")
