@@ -13,6 +13,7 @@ from shared.kit.settings import Settings
 from shared.perfmodel.classmodel import ClassModel
 from shared.perfmodel.registry import get_model
 from shared.sources.specs import scrape_intervals
+from shared.wiring.blas import one_blas_thread
 from shared.wiring.jobs import COALESCED, JOBS, TRANSIENT
 
 
@@ -23,6 +24,7 @@ def open_context(
     in-process dispatcher whose jobs run against this same context. A schedule naming
     an unknown source stops every entry point here, with the valid names."""
     scrape_intervals(settings.scrape_schedule())
+    one_blas_thread()
     dispatcher: Dispatcher
     if settings.broker_url:
         dispatcher = CeleryDispatcher(settings, coalesce=COALESCED)
