@@ -31,3 +31,11 @@ Software = Literal["vllm", "sglang", "trt-llm", "llama.cpp", "pytorch"]
 # What a bought GPU is priced at; /recommend and compare candidates also take "cloud".
 MarketCondition = Literal["new", "used", "any"]
 Condition = Literal["new", "used", "any", "cloud"]
+
+# The `as_of` field of /recommend, /gpus/{id}, /tco and /prices/check (and their CLI
+# options): text, checked where it is answered against the stored prices
+# (shared/scoring/as_of.py), so a malformed date's 422 names the valid range too.
+AS_OF_DESCRIPTION = (
+    "YYYY-MM-DD: answer with only the prices observed by the end of that day (UTC), aged "
+    "as of it, from the first stored price to today; the performance model is today's"
+)

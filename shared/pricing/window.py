@@ -88,6 +88,7 @@ def market_observations(
         col(o.gpu_id).in_(ids),
         or_(col(o.kind) < SCRAPED, col(o.kind) > SCRAPED),
         col(o.quarantined).is_(False),
+        *observed_in_time(policy),
     )
     for values in session.execute(other_kinds):
         row = MarketRow(*values)
@@ -98,6 +99,7 @@ def market_observations(
             col(o.kind) == SCRAPED,
             col(o.condition).in_(CONDITION_GROUPS[group]),
             col(o.observed_at) >= newest - timedelta(days=policy.window_days),
+            *observed_in_time(policy),
         )
         for (gpu_id, group), newest in newest_scraped(session, ids, policy).items()
     ]
@@ -233,6 +235,7 @@ def newest_scraped(
             col(PriceObservation.condition) == conditions.c.condition,
             col(PriceObservation.quarantined).is_(False),
             _usable_list_price(policy),
+            *observed_in_time(policy),
         )
         .scalar_subquery()
     )
@@ -251,6 +254,13 @@ def newest_scraped(
             if condition in members and (key not in found or at > found[key]):
                 found[key] = at
     return found
+
+
+def observed_in_time(policy: PricePolicy) -> list[ColumnElement[bool]]:
+    """`market._is_market`'s as-of rule in SQL: nothing observed after the policy's moment."""
+    if policy.observed_before is None:
+        return []
+    return [col(PriceObservation.observed_at) < policy.observed_before]
 
 
 def _usable_list_price(policy: PricePolicy) -> ColumnElement[bool]:

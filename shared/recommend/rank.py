@@ -45,7 +45,7 @@ from shared.pricing.measures import describe
 from shared.recommend import empty
 from shared.recommend.memory import estimate_llm, fits_memory
 from shared.recommend.schemas import RecommendQuery
-from shared.recommend.scores import Ranked, ScoreCache
+from shared.recommend.scores import Ranked, RankedRows
 from shared.scoring.ages import PriceAges, ages_of
 from shared.scoring.caveats import build_caveats
 from shared.scoring.value import per_dollar_interval, price_band
@@ -112,7 +112,7 @@ class Ranking:
 
 def rank(
     session: Session,
-    cache: ScoreCache,
+    cache: RankedRows,
     query: RecommendQuery,
     settings: Settings,
     model: ClassModel,

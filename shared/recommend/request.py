@@ -17,6 +17,7 @@ from pydantic_core import InitErrorDetails
 
 from shared.builds import assumptions as d
 from shared.builds.schemas import (
+    AS_OF_DESCRIPTION,
     Condition,
     Deployment,
     Network,
@@ -145,6 +146,11 @@ class RecommendRequest(BaseModel):
         default=None,
         description="training or inference: task=cv with phase=inference ranks CNN "
         "inference (MLPerf ResNet-50, RetinaNet, 3D U-Net), as precision=int8 does",
+    )
+    as_of: str | None = Field(
+        default=None,
+        description=AS_OF_DESCRIPTION,
+        examples=["2026-09-30"],
     )
 
     @model_validator(mode="wrap")

@@ -1,20 +1,45 @@
-"""Score rows of one ranking key (task, precision, condition), cached per score revision."""
+"""Score rows of one ranking key (task, precision, condition): the stored ones, cached per
+score revision, or as of a past date computed in memory (`AsOfRows`)."""
 
 from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
+from typing import Protocol
 
 from sqlmodel import Session, select
 
 from shared.catalog.specs import GpuSpec, load_catalog
 from shared.models import Score, ScoreState
+from shared.scoring.score_rows import ScoreRows
 
 
 @dataclass(frozen=True, slots=True)
 class Ranked:
     spec: GpuSpec
     score: Score
+
+
+class RankedRows(Protocol):
+    """Where the ranking reads its rows from."""
+
+    def rows(
+        self, session: Session, state: ScoreState | None, key: tuple[str, str, str]
+    ) -> list[Ranked]: ...
+
+
+class AsOfRows:
+    """The rows of a ranking as of a past date: computed from the prices observed by then
+    (shared/scoring/score_rows.py), never stored."""
+
+    def __init__(self, scores: ScoreRows) -> None:
+        self.scores = scores
+
+    def rows(
+        self, session: Session, state: ScoreState | None, key: tuple[str, str, str]
+    ) -> list[Ranked]:
+        catalog = load_catalog()
+        return [Ranked(catalog.by_id[s.gpu_id], s) for s in self.scores.select(*key)]
 
 
 class ScoreCache:

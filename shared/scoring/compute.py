@@ -6,7 +6,7 @@ same transaction, so a reader sees either the old or the new ranking, never a mi
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -25,6 +25,7 @@ from shared.pricing.cloud import Currency
 from shared.pricing.market import MarketPrice, Observation, PricePolicy, cheapest, market_price
 from shared.pricing.measures import QUOTE_KINDS
 from shared.pricing.today import CardPrice, Priced, TodayPrice, bought_today, rented_today
+from shared.scoring.as_of import AsOf
 from shared.sources.status import last_successes, stale_source_names
 
 
@@ -60,10 +61,10 @@ def recompute_scores(
     # The expensive part runs before the lock, so recomputes of different GPUs overlap;
     # if prices of these GPUs changed meanwhile, the rows are redone under the lock.
     seen = _watermark(session, ids)
-    rows = _compute_rows(session, ids, model, settings)
+    rows = score_rows(session, ids, model, settings)
     state = _lock_state(session, model.version)
     if _watermark(session, ids) != seen:
-        rows = _compute_rows(session, ids, model, settings)
+        rows = score_rows(session, ids, model, settings)
     now = datetime.now(UTC)
     session.execute(delete(Score).where(Score.gpu_id.in_(ids)))  # type: ignore[attr-defined]
     if midway is not None:
@@ -86,20 +87,71 @@ def recompute_scores(
     return RecomputeResult(ids, len(rows), state.revision, model.version)
 
 
-def _compute_rows(
-    session: Session, ids: Sequence[str], model: PerformanceModel, settings: Settings
+@dataclass(frozen=True, slots=True)
+class RowKeys:
+    """Which tasks and precisions to compute (None: all): an answer as of a date computes
+    only the rows it reads."""
+
+    tasks: Collection[str] | None = None
+    precisions: Collection[str] | None = None
+
+
+ALL_ROWS = RowKeys()
+
+
+def score_rows(
+    session: Session,
+    ids: Sequence[str],
+    model: PerformanceModel,
+    settings: Settings,
+    as_of: AsOf | None = None,
+    keys: RowKeys = ALL_ROWS,
 ) -> list[dict[str, Any]]:
+    """The Score rows of these GPUs from their prices: today's (what the recompute
+    stores), or as of a past date from the prices observed by then (computed in memory
+    for an answer, never stored)."""
     catalog = load_catalog()
-    now = datetime.now(UTC)
-    policy = SourceHealth.read(session).policy(settings, now)
-    currency = Currency.from_settings(settings, now)
+    if as_of is None:
+        now = datetime.now(UTC)
+        policy = SourceHealth.read(session).policy(settings, now)
+        currency = Currency.from_settings(settings, now)
+    else:
+        now, policy, currency = as_of.now, as_of.policy(settings), as_of.currency(settings)
     bought = bought_today(session, ids, policy)
     rented = rented_today(session, ids, currency, settings.cloud_quarantine_factor)
     rows: list[dict[str, Any]] = []
     for gpu_id in ids:
         rentals = {c: rented[gpu_id][pricing] for c, pricing in CLOUD_CONDITIONS.items()}
-        rows.extend(_gpu_rows(catalog.by_id[gpu_id], bought[gpu_id], rentals, model, settings, now))
+        gpu = catalog.by_id[gpu_id]
+        rows.extend(_gpu_rows(gpu, bought[gpu_id], rentals, model, settings, now, keys))
     return rows
+
+
+def scores_as_of(
+    session: Session,
+    as_of: AsOf,
+    model: PerformanceModel,
+    settings: Settings,
+    ids: Sequence[str] | None = None,
+    keys: RowKeys = ALL_ROWS,
+) -> list[Score]:
+    """The Score rows of these GPUs (all when None) as of a past date, in memory: the
+    recompute's computation over the prices observed by then, not added to the session."""
+    gpu_ids = load_catalog().ids if ids is None else sorted(set(ids))
+    rows = score_rows(session, gpu_ids, model, settings, as_of, keys)
+    return [Score(**_as_stored(row)) for row in rows]
+
+
+def _as_stored(row: dict[str, Any]) -> dict[str, Any]:
+    """A row's decimals at their columns' scale, as a stored row reads back: an answer
+    from rows in memory shows the same digits as one from stored rows."""
+    scaled = dict(row)
+    for column in Score.__table__.columns:  # type: ignore[attr-defined]
+        value = scaled.get(column.name)
+        scale = getattr(column.type, "scale", None)
+        if isinstance(value, Decimal) and isinstance(scale, int):
+            scaled[column.name] = value.quantize(Decimal(1).scaleb(-scale))
+    return scaled
 
 
 def _watermark(session: Session, ids: Sequence[str]) -> tuple[Any, ...]:
@@ -156,6 +208,7 @@ def _gpu_rows(
     model: PerformanceModel,
     settings: Settings,
     now: datetime,
+    keys: RowKeys,
 ) -> list[dict[str, Any]]:
     if not prices and not any(rentals.values()):
         return []
@@ -163,7 +216,11 @@ def _gpu_rows(
     base = plan_build([gpu], 1, settings).system_usd
     rows = []
     for task in TASKS.values():
+        if keys.tasks is not None and task.name not in keys.tasks:
+            continue
         for precision in PRECISION_NAMES:
+            if keys.precisions is not None and precision not in keys.precisions:
+                continue
             # Each task through its own workload class (llm-inference by the decode model).
             prediction = model.predict(gpu, task.name, precision)
             if prediction is None:

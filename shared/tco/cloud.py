@@ -15,6 +15,7 @@ from shared.kit.settings import Settings
 from shared.perfmodel.classmodel import ClassModel
 from shared.pricing.cloud import CloudPrice, Currency, cheapest_offer, gpus_with_offers
 from shared.pricing.measures import describe
+from shared.scoring.as_of import AsOf
 from shared.tco.request import TcoInputError, from_request
 from shared.tco.schemas import TcoRequest
 
@@ -26,8 +27,9 @@ def closest_cloud_gpu(
     own_single: float,
     settings: Settings,
     model: ClassModel,
+    as_of: AsOf | None = None,
 ) -> GpuSpec:
-    currency = Currency.from_settings(settings, datetime.now(UTC))
+    currency = _currency(settings, as_of)
     available = gpus_with_offers(session, req.pricing, currency)
     if gpu.id in available:
         return gpu
@@ -55,11 +57,12 @@ def cloud_price(
     cloud_gpu: GpuSpec,
     settings: Settings,
     out: list[Sourced],
+    as_of: AsOf | None = None,
 ) -> tuple[Decimal, CloudPrice | None]:
     if req.cloud_usd_per_hour is not None:
         out.append(from_request("cloud_usd_per_hour", req.cloud_usd_per_hour, "USD per GPU-hour"))
         return req.cloud_usd_per_hour, None
-    currency = Currency.from_settings(settings, datetime.now(UTC))
+    currency = _currency(settings, as_of)
     offer = cheapest_offer(
         session, cloud_gpu.id, req.pricing, currency, settings.cloud_quarantine_factor
     )
@@ -83,6 +86,13 @@ def cloud_price(
         )
     )
     return offer.usd_per_gpu_hour, offer
+
+
+def _currency(settings: Settings, as_of: AsOf | None) -> Currency:
+    """Which offers are current: now, or as of a past date (offers observed by then)."""
+    if as_of is not None:
+        return as_of.currency(settings)
+    return Currency.from_settings(settings, datetime.now(UTC))
 
 
 def _held_back_note(pricing: str, offer: CloudPrice) -> str:

@@ -13,6 +13,7 @@ from shared.builds.build import Build
 from shared.catalog.specs import GpuSpec, load_catalog
 from shared.kit.settings import Settings
 from shared.pricing.today import TodayPrice, Unpriced, bought_today
+from shared.scoring.as_of import AsOf
 from shared.scoring.compute import SourceHealth
 from shared.tco.request import TcoInputError, from_request
 from shared.tco.resale import estimate_resale
@@ -20,12 +21,16 @@ from shared.tco.schemas import TcoRequest
 
 
 def price_today(
-    session: Session, gpu_id: str, condition: str, settings: Settings
+    session: Session, gpu_id: str, condition: str, settings: Settings, as_of: AsOf | None = None
 ) -> TodayPrice | Unpriced | None:
     """Today's price of the card in `condition` (shared/pricing/today.py): the ranking's
     price, an estimate with its band where the observation is stale, Unpriced where no
-    index bridges the gap; None where the card was never priced in that condition."""
-    policy = SourceHealth.read(session).policy(settings, datetime.now(UTC))
+    index bridges the gap; None where the card was never priced in that condition. As of
+    a past date: from the prices observed by then."""
+    if as_of is not None:
+        policy = as_of.policy(settings)
+    else:
+        policy = SourceHealth.read(session).policy(settings, datetime.now(UTC))
     priced = bought_today(session, [gpu_id], policy)[gpu_id].get(condition)
     return priced.price if priced is not None else None
 
@@ -61,11 +66,12 @@ def purchase_total(
     build: Build,
     settings: Settings,
     out: list[Sourced],
+    as_of: AsOf | None = None,
 ) -> tuple[Decimal, float, tuple[Decimal, Decimal]]:
     """(purchase, share of it that is GPUs: what the resale estimate applies to, and the
     purchase at the ends of today's price band: the purchase itself when given)."""
     found = priced_or_error(
-        price_today(session, gpu.id, req.condition, settings), gpu.id, req.condition
+        price_today(session, gpu.id, req.condition, settings, as_of), gpu.id, req.condition
     )
     system_usd = build.system_usd
     gpu_share = 1.0
@@ -107,11 +113,13 @@ def resale_share(
     years: float,
     share: float,
     out: list[Sourced],
+    as_of: AsOf | None = None,
 ) -> float:
     if req.resale_pct is not None:
         out.append(from_request("resale_pct", req.resale_pct, "share of purchase"))
         return req.resale_pct
-    estimate = estimate_resale(session, gpu, load_catalog(), years)
+    before = None if as_of is None else as_of.before
+    estimate = estimate_resale(session, gpu, load_catalog(), years, before)
     if estimate is None:
         out.append(
             Sourced(

@@ -6,6 +6,7 @@ Both the API and the CLI call `build_report`; it only reads the session.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from decimal import Decimal
 
 from sqlmodel import Session
@@ -25,6 +26,7 @@ from shared.perfmodel.classmodel import ClassModel
 from shared.perfmodel.units import Throughput, UnknownSoftware
 from shared.perfmodel.workloads import TASK_CLASS
 from shared.pricing.cloud import CloudPrice
+from shared.scoring.as_of import AsOf, parse_as_of
 from shared.tco.cloud import closest_cloud_gpu, cloud_price
 from shared.tco.model import TcoInputs, TcoResult, compute_tco
 from shared.tco.operating import gpu_power, running_inputs
@@ -50,6 +52,8 @@ class TcoReport:
     cloud_throughput: Throughput | None = None
     own_cost: CostPerUnit | None = None
     cloud_cost: CostPerUnit | None = None
+    # The day the prices are as of (None: today's).
+    as_of: AsOf | None = None
 
 
 def layout_ratio(
@@ -72,6 +76,9 @@ def layout_ratio(
 def build_report(
     session: Session, req: TcoRequest, settings: Settings, model: ClassModel
 ) -> TcoReport:
+    """The report; with `req.as_of`, from only the prices observed by the end of that
+    day, aged as of it (an InputError names as_of and the valid range)."""
+    as_of = parse_as_of(session, req.as_of, datetime.now(UTC))
     gpu = gpu_spec("gpu", req.gpu)
     out: list[Sourced] = []
     watts, factor = gpu_power(req, gpu, out)
@@ -83,14 +90,14 @@ def build_report(
     if req.cloud_gpu is not None:
         cloud_gpu = gpu_spec("cloud_gpu", req.cloud_gpu)
     else:
-        cloud_gpu = closest_cloud_gpu(session, gpu, req, own_single, settings, model)
+        cloud_gpu = closest_cloud_gpu(session, gpu, req, own_single, settings, model, as_of)
     rented = cloud_layout(cloud_gpu, req.count)
     cloud_ratio = layout_ratio(model, cloud_gpu, rented, req, 1.0, "cloud_gpu")
     cloud_speed = cloud_ratio.value
     simple = running_inputs(req, build, out)
-    purchase, share, band = purchase_total(session, req, gpu, build, settings, out)
-    resale = resale_share(session, req, gpu, float(simple["years"]), share, out)
-    hourly, offer = cloud_price(session, req, cloud_gpu, settings, out)
+    purchase, share, band = purchase_total(session, req, gpu, build, settings, out, as_of)
+    resale = resale_share(session, req, gpu, float(simple["years"]), share, out, as_of)
+    hourly, offer = cloud_price(session, req, cloud_gpu, settings, out, as_of)
     out.extend(_speed_notes(model.version, gpu, cloud_gpu, req, own_speed, cloud_speed))
     inputs = TcoInputs(
         count=req.count,
@@ -141,6 +148,7 @@ def build_report(
             spot=inputs.spot_interruption_overhead > 0,
             spot_overhead=inputs.spot_interruption_overhead,
         ),
+        as_of=as_of,
     )
 
 

@@ -99,8 +99,14 @@ def retention_points(
 
 
 def estimate_resale(
-    session: Session, gpu: GpuSpec, catalog: Catalog, years: float
+    session: Session,
+    gpu: GpuSpec,
+    catalog: Catalog,
+    years: float,
+    before: datetime | None = None,
 ) -> ResaleEstimate | None:
+    """The resale share after `years`, from prices observed before `before` when given (an
+    answer as of a past date)."""
     cards, chosen = comparable_cards(gpu, catalog)
     if not cards:
         return None
@@ -110,6 +116,8 @@ def estimate_resale(
         col(PriceObservation.quarantined).is_(False),
         col(PriceObservation.observed_at) >= MERGE,
     )
+    if before is not None:
+        query = query.where(col(PriceObservation.observed_at) < before)
     observations = list(session.exec(query))
     points = retention_points(cards, observations)
     retention = fit_annual_retention(points)

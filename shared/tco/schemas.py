@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from shared.builds import assumptions as d
 from shared.builds.schemas import (
+    AS_OF_DESCRIPTION,
     MAX_GPUS,
     Deployment,
     MarketCondition,
@@ -61,3 +62,4 @@ class TcoRequest(BaseModel):
         description="what throughput and cost per unit assume (default per task: llama.cpp "
         "for llm-inference, pytorch for training, trt-llm for image-generation)",
     )
+    as_of: str | None = Field(default=None, description=AS_OF_DESCRIPTION, examples=["2026-09-30"])

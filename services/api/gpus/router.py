@@ -2,16 +2,28 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query, Request
 
+from services.api.as_of import AS_OF_INPUT, AS_OF_RULE
 from services.api.auth import KEY_OPTIONAL, OptionalKey
-from services.api.deps import MAX_OFFSET, SessionDep, SettingsDep, VaryOnAccept, catalog_gpu
+from services.api.deps import (
+    MAX_OFFSET,
+    ModelDep,
+    SessionDep,
+    SettingsDep,
+    VaryOnAccept,
+    catalog_gpu,
+)
 from services.api.gpus import service
 from services.api.gpus.schemas import GpuDetail, GpuPage
+from services.api.openapi_inputs import inputs
 from shared.alerts.keys import quote_viewer
+from shared.builds.schemas import AS_OF_DESCRIPTION
 from shared.catalog.specs import GpuSpec, load_catalog
+from shared.scoring.as_of import parse_as_of
 
 router = APIRouter(tags=["gpus"])
 
@@ -58,18 +70,28 @@ def list_gpus(
     "/gpus/{gpu_id}",
     response_model=GpuDetail,
     dependencies=[VaryOnAccept],
-    openapi_extra=KEY_OPTIONAL,
+    openapi_extra={**KEY_OPTIONAL, **inputs([AS_OF_RULE], as_of=AS_OF_INPUT)},
 )
 def get_gpu(
-    gpu_id: str, request: Request, session: SessionDep, settings: SettingsDep, key: OptionalKey
+    gpu_id: str,
+    request: Request,
+    session: SessionDep,
+    settings: SettingsDep,
+    model: ModelDep,
+    key: OptionalKey,
+    as_of: Annotated[str | None, Query(description=AS_OF_DESCRIPTION)] = None,
 ) -> GpuDetail:
     """A GPU's specs and prices; `best_quote` shows the caller's key's quotes only."""
+    spec = catalog_gpu(gpu_id)
+    past = parse_as_of(session, as_of, datetime.now(UTC))
+    if past is not None:
+        return service.detail_as_of(session, spec, settings, model, past, quote_viewer(key))
     # The app's market rows (charts/series_cache.py) and cloud prices (its price cache),
     # shared with the page and the history.
     state = request.app.state
     return service.detail(
         session,
-        catalog_gpu(gpu_id),
+        spec,
         settings,
         quote_viewer(key),
         state.series_cache.market_rows,

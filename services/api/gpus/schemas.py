@@ -8,6 +8,7 @@ from decimal import Decimal
 from pydantic import BaseModel, Field
 
 from services.api.prices.schemas import MarketOut, QuoteOut
+from shared.scoring.as_of_fields import as_of_field, as_of_note_field, model_version_field
 
 
 class GpuSummary(BaseModel):
@@ -90,3 +91,6 @@ class GpuDetail(BaseModel):
         description="cheapest recent posted quote per condition, beside the market price: "
         "the caller's API key's (every key's with all_quotes); none without a key"
     )
+    as_of: date | None = as_of_field()
+    as_of_note: str | None = as_of_note_field()
+    model_version: str | None = model_version_field()

@@ -9,6 +9,7 @@ from decimal import Decimal
 from sqlalchemy import func
 from sqlmodel import Session, select
 
+from services.api.as_of import as_of_fields
 from services.api.gpus.schemas import CloudPrice, GpuDetail, GpuSummary, TodayPriceOut
 from services.api.prices.cache import PriceCache
 from services.api.prices.market_rows import MarketRows
@@ -17,11 +18,13 @@ from shared.catalog.specs import GpuSpec
 from shared.kit.money import CENT
 from shared.kit.settings import Settings
 from shared.models import CloudOffer, Score
+from shared.perfmodel.base import PerformanceModel
 from shared.pricing.cloud import PRICINGS, Currency, current_offers, to_price
-from shared.pricing.market import cheapest, preferred, series_prices
+from shared.pricing.market import PricePolicy, cheapest, preferred, series_prices
 from shared.pricing.quotes import QuoteViewer
 from shared.scoring.ages import PRICE_PRECISION, PRICE_TASK
-from shared.scoring.compute import SourceHealth
+from shared.scoring.as_of import AsOf
+from shared.scoring.compute import RowKeys, SourceHealth, scores_as_of
 
 PROVENANCE_FIELDS = ("sources", "notes")
 
@@ -31,7 +34,9 @@ def summary(spec: GpuSpec) -> GpuSummary:
 
 
 def _cloud_prices(session: Session, gpu_id: str, currency: Currency) -> list[CloudPrice]:
-    offers = session.exec(select(CloudOffer).where(CloudOffer.gpu_id == gpu_id)).all()
+    found = session.exec(select(CloudOffer).where(CloudOffer.gpu_id == gpu_id)).all()
+    # As of a past date: the offers seen by then.
+    offers = [o for o in found if currency.seen(o.observed_at)]
     current = {id(o) for o in current_offers(offers, currency)}
     prices = []
     for offer in offers:
@@ -94,6 +99,59 @@ def detail(
     database's market window, kept up to date), cloud prices from `cache` when given."""
     now = datetime.now(UTC)
     policy = SourceHealth.read(session).policy(settings, now)
+    currency = Currency.from_settings(settings, now)
+    return _detail(
+        session,
+        spec,
+        settings,
+        viewer,
+        policy,
+        _today_prices(session, spec.id),
+        cloud_prices(session, spec.id, currency, cache),
+        rows,
+    )
+
+
+def detail_as_of(
+    session: Session,
+    spec: GpuSpec,
+    settings: Settings,
+    model: PerformanceModel,
+    as_of: AsOf,
+    viewer: QuoteViewer | None = None,
+) -> GpuDetail:
+    """The GPU's page as of a past date: market, today's and cloud prices and quotes from
+    what was observed by the end of that day, aged as of it; today's prices computed as
+    the recompute would have then (in memory, not stored), by today's model."""
+    keys = RowKeys(tasks={PRICE_TASK}, precisions={PRICE_PRECISION})
+    scores = scores_as_of(session, as_of, model, settings, [spec.id], keys)
+    answer = _detail(
+        session,
+        spec,
+        settings,
+        viewer,
+        as_of.policy(settings),
+        {row.condition: _today_out(row) for row in scores},
+        _cloud_prices(session, spec.id, as_of.currency(settings)),
+        None,
+        as_of.before,
+    )
+    fields = {**as_of_fields(as_of, model.version), "model_version": model.version}
+    return answer.model_copy(update=fields)
+
+
+def _detail(
+    session: Session,
+    spec: GpuSpec,
+    settings: Settings,
+    viewer: QuoteViewer | None,
+    policy: PricePolicy,
+    today_prices: dict[str, TodayPriceOut],
+    cloud: list[CloudPrice],
+    rows: MarketRows | None,
+    quotes_before: datetime | None = None,
+) -> GpuDetail:
+    now = policy.now
     observations = market_rows(session, spec.id, policy, rows)
     # Every series' price once per condition: the price of a kind is the preferred of
     # its series' (market_price over the kind's rows), the market price of all of them.
@@ -107,7 +165,9 @@ def detail(
     # As gpu_prices (shared/scoring/compute.py) from the same series prices.
     prices = {condition: preferred(found) for condition, found in candidates.items()}
     spec_fields = {k: v for k, v in asdict(spec).items() if k not in PROVENANCE_FIELDS}
-    best_quote, _recent = quotes_of(session, spec.id, now, settings.price_stale_days, viewer)
+    best_quote, _recent = quotes_of(
+        session, spec.id, now, settings.price_stale_days, viewer, quotes_before
+    )
     return GpuDetail(
         id=spec.id,
         name=spec.name,
@@ -117,8 +177,8 @@ def detail(
             k: market_out(v) for k, v in {**prices, "any": cheapest(prices.values())}.items()
         },
         latest_by_kind=latest_by_kind,
-        today_prices=_today_prices(session, spec.id),
-        cloud=cloud_prices(session, spec.id, Currency.from_settings(settings, now), cache),
+        today_prices=today_prices,
+        cloud=cloud,
         best_quote=best_quote,
     )
 

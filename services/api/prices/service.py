@@ -212,10 +212,18 @@ def quote_out(quote: PriceObservation, now: datetime) -> QuoteOut:
 
 
 def quotes_of(
-    session: Session, gpu_id: str, now: datetime, max_age_days: int, viewer: QuoteViewer | None
+    session: Session,
+    gpu_id: str,
+    now: datetime,
+    max_age_days: int,
+    viewer: QuoteViewer | None,
+    before: datetime | None = None,
 ) -> tuple[dict[str, QuoteOut | None], list[QuoteOut]]:
-    """(best quote per condition, recent quotes newest first) that `viewer` sees."""
+    """(best quote per condition, recent quotes newest first) that `viewer` sees (as of a
+    past date: those posted before `before`)."""
     recent = recent_quotes(session, [gpu_id], now, max_age_days, viewer)
+    if before is not None:
+        recent = [q for q in recent if q.observed_at < before]
     best = best_quotes(recent)
     by_condition = {
         condition: quote_out(q, now) if (q := best_for(best, gpu_id, condition)) else None

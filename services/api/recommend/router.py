@@ -6,6 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request, Response
 
+from services.api.as_of import AS_OF_INPUT, AS_OF_RULE
 from services.api.auth import KEY_OPTIONAL, OptionalKey
 from services.api.deps import ModelDep, SessionDep, SettingsDep
 from services.api.openapi_inputs import (
@@ -35,8 +36,10 @@ RECOMMEND_INPUTS = inputs(
         SOFTWARE_RULE,
         PHASE_RULE,
         LLM_SHAPE_RULE,
+        AS_OF_RULE,
     ],
     model=one_of(MODEL_NAMES),
+    as_of=AS_OF_INPUT,
 )
 
 

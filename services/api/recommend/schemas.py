@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from decimal import Decimal
 from typing import Literal
 
@@ -12,6 +12,7 @@ from services.api.builds.schemas import CostPerUnitOut, LayoutOut, ThroughputOut
 from services.api.prices.schemas import QuoteOut
 from shared.builds.schemas import Pricing
 from shared.recommend.schemas import RecommendQuery
+from shared.scoring.as_of_fields import as_of_field, as_of_note_field
 
 
 class GpuRef(BaseModel):
@@ -162,3 +163,5 @@ class RecommendResponse(BaseModel):
     empty: EmptyReasonOut | None = Field(
         default=None, description="only when results is empty: why, and what would change it"
     )
+    as_of: date | None = as_of_field()
+    as_of_note: str | None = as_of_note_field()

@@ -12,6 +12,7 @@ from decimal import Decimal
 
 from sqlmodel import Session
 
+from services.api.as_of import as_of_fields
 from services.api.builds.schemas import CostPerUnitOut, LayoutOut, ThroughputOut
 from services.api.errors import InvalidParameter
 from services.api.prices.schemas import QuoteOut
@@ -57,7 +58,9 @@ from shared.recommend.schemas import (
     RecommendQuery,
     default_sort,
 )
-from shared.recommend.scores import Ranked, ScoreCache
+from shared.recommend.scores import AsOfRows, Ranked, RankedRows, ScoreCache
+from shared.scoring.as_of import AsOf, parse_as_of
+from shared.scoring.score_rows import ScoreRows
 
 
 def recommend_json(
@@ -67,12 +70,16 @@ def recommend_json(
     query: RecommendQuery,
     settings: Settings,
     model: ClassModel,
+    as_of: AsOf | None = None,
 ) -> bytes:
     state = session.get(ScoreState, 1)
-    key = (state.revision if state else None, query.model_dump_json())
+    text = query.model_dump_json()
+    # An answer as of a date is its own (the revision still moves with any new price).
+    key = (state.revision if state else None, text if as_of is None else f"{as_of.day} {text}")
     body = responses.get(key)
     if body is None:
-        body = recommend(session, cache, query, settings, model, state).model_dump_json().encode()
+        answer = recommend(session, cache, query, settings, model, state, as_of)
+        body = answer.model_dump_json().encode()
         responses.put(key, body)
     return body
 
@@ -151,6 +158,7 @@ def recommend_answer(
 ) -> bytes:
     """/recommend's JSON body for `params`, as the caller holding `key` gets it."""
     query = recommend_query(params)
+    as_of = parse_as_of(session, params.as_of, datetime.now(UTC))
     # best_quote shows the caller's quotes only (read from the session by the ranking).
     # The shared answer cache, keyed by the query, holds answers without quotes; a caller
     # who may see recent quotes gets an answer of its own, never cached for others.
@@ -158,7 +166,7 @@ def recommend_answer(
     if sees_recent_quotes(session, viewer, datetime.now(UTC), settings.price_stale_days):
         show_quotes_to(session, viewer)
         responses = ResponseCache(max_entries=0)
-    return recommend_json(session, cache, responses, query, settings, model)
+    return recommend_json(session, cache, responses, query, settings, model, as_of)
 
 
 def _check_units(params: RecommendRequest) -> None:
@@ -186,11 +194,17 @@ def recommend(
     settings: Settings,
     model: ClassModel,
     state: ScoreState | None = None,
+    as_of: AsOf | None = None,
 ) -> RecommendResponse:
+    """The ranking from the stored Score rows, or as of a past date from rows computed in
+    memory over the prices observed by then, with that day as today."""
     state = state or session.get(ScoreState, 1)
-    now = datetime.now(UTC)
-    ranking = rank(session, cache, query, settings, model, state, now)
-    quotes = _best_quotes(session, [e.row for e in ranking.entries], query, settings, now)
+    now = datetime.now(UTC) if as_of is None else as_of.now
+    rows: RankedRows = cache
+    if as_of is not None:
+        rows = AsOfRows(ScoreRows(session, as_of, model, settings))
+    ranking = rank(session, rows, query, settings, model, state, now)
+    quotes = _best_quotes(session, [e.row for e in ranking.entries], query, settings, now, as_of)
     results = [
         _result(rank_no, e, query, settings, now, quotes.get(e.row.spec.id), model.reference_gpu)
         for rank_no, e in enumerate(ranking.entries, start=1)
@@ -200,13 +214,21 @@ def recommend(
         query=query,
         prices_as_of=market.newest_observed_at if market else None,
         market=market,
-        model_version=state.model_version if state else "none",
-        computed_at=state.computed_at if state else None,
+        model_version=_model_version(state, model, as_of),
+        computed_at=(state.computed_at if state else None) if as_of is None else now,
         sorted_by=SORT_DESCRIPTIONS[query.sort],
         results=results,
         unranked=[_unranked(r) for r in ranking.unranked],
         empty=EmptyReasonOut(**asdict(ranking.empty)) if ranking.empty else None,
+        **as_of_fields(as_of, model.version),
     )
+
+
+def _model_version(state: ScoreState | None, model: ClassModel, as_of: AsOf | None) -> str:
+    """The model behind the answer: the stored rows', or the one computing as of a date."""
+    if as_of is not None:
+        return model.version
+    return state.model_version if state else "none"
 
 
 def _unranked(row: Ranked) -> UnrankedOut:
@@ -238,6 +260,7 @@ def _best_quotes(
     query: RecommendQuery,
     settings: Settings,
     now: datetime,
+    as_of: AsOf | None = None,
 ) -> dict[str, QuoteOut]:
     # Only quotes the caller may see (its key's; every key's with all_quotes), which the
     # router records on the session; anonymous callers see none (shared/pricing/quotes.py).
@@ -245,7 +268,10 @@ def _best_quotes(
     if query.condition == "cloud" or not ranked or viewer is None:
         return {}
     ids = [r.spec.id for r in ranked]
-    best = best_quotes(recent_quotes(session, ids, now, settings.price_stale_days, viewer))
+    recent = recent_quotes(session, ids, now, settings.price_stale_days, viewer)
+    if as_of is not None:
+        recent = [q for q in recent if q.observed_at < as_of.before]
+    best = best_quotes(recent)
     found: dict[str, QuoteOut] = {}
     for gpu_id in ids:
         quote = best_for(best, gpu_id, query.condition)

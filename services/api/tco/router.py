@@ -6,6 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
+from services.api.as_of import AS_OF_INPUT, AS_OF_RULE
 from services.api.deps import ModelDep, SessionDep, SettingsDep, VaryOnAccept
 from services.api.openapi_inputs import inputs, rule
 from services.api.tco import service
@@ -29,7 +30,9 @@ TCO_INPUTS = inputs(
         ),
         rule("gpu and cloud_gpu can run the precision for the task", "precision", "cloud_gpu"),
         rule("a power limit of at least 30 % of the GPU's TDP", "power_limit_w"),
-    ]
+        AS_OF_RULE,
+    ],
+    as_of=AS_OF_INPUT,
 )
 
 

@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from services.api.builds.schemas import CostPerUnitOut, LayoutOut, ThroughputOut
 from shared.builds.schemas import Pricing
+from shared.scoring.as_of_fields import as_of_field, as_of_note_field
 
 
 class SourcedOut(BaseModel):
@@ -113,3 +114,5 @@ class TcoResponse(BaseModel):
         description="renting: the hourly price (with spot's re-run hours) per unit of work of "
         "the rented build",
     )
+    as_of: date | None = as_of_field()
+    as_of_note: str | None = as_of_note_field()

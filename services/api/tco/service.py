@@ -8,6 +8,7 @@ from typing import TypeVar
 from pydantic import BaseModel
 from sqlmodel import Session
 
+from services.api.as_of import as_of_fields
 from services.api.builds.schemas import CostPerUnitOut, LayoutOut, ThroughputOut
 from services.api.tco.schemas import (
     CloudOfferOut,
@@ -145,6 +146,7 @@ def _response(report: TcoReport) -> TcoResponse:
         cloud_throughput=_out(ThroughputOut, report.cloud_throughput),
         cost_per_unit=_out(CostPerUnitOut, report.own_cost),
         cloud_cost_per_unit=_out(CostPerUnitOut, report.cloud_cost),
+        **as_of_fields(report.as_of, report.model_version),
     )
 
 
