@@ -52,6 +52,12 @@ class Currency:
     now: datetime
     window_days: int = 7
     stale_days: int = 90
+    # An answer as of a past date sees only offers observed before this moment.
+    observed_before: datetime | None = None
+
+    def seen(self, observed_at: datetime) -> bool:
+        """Whether an offer observed then existed for this answer."""
+        return self.observed_before is None or observed_at < self.observed_before
 
     @classmethod
     def from_settings(cls, settings: Settings, now: datetime) -> Currency:
@@ -61,8 +67,9 @@ class Currency:
 def current_offers(offers: Iterable[CloudOffer], currency: Currency) -> list[CloudOffer]:
     """Each provider's newest list, one offer per instance type and region, if recent."""
     by_provider: dict[str, list[CloudOffer]] = defaultdict(list)
+    recent = timedelta(days=currency.stale_days)
     for offer in offers:
-        if currency.now - offer.observed_at <= timedelta(days=currency.stale_days):
+        if currency.now - offer.observed_at <= recent and currency.seen(offer.observed_at):
             by_provider[offer.provider].append(offer)
     current: list[CloudOffer] = []
     for group in by_provider.values():
@@ -263,9 +270,19 @@ def newest_offer(
         if pricing == "on-demand"
         else CloudOffer.spot_usd_per_hour
     )
+    seen = (
+        []
+        if currency.observed_before is None
+        else [col(CloudOffer.observed_at) < currency.observed_before]
+    )
     newest = session.exec(
         select(CloudOffer.observed_at)
-        .where(CloudOffer.gpu_id == gpu_id, col(column).is_not(None), CloudOffer.gpu_count >= 1)
+        .where(
+            CloudOffer.gpu_id == gpu_id,
+            col(column).is_not(None),
+            CloudOffer.gpu_count >= 1,
+            *seen,
+        )
         .order_by(col(CloudOffer.observed_at).desc())
         .limit(1)
     ).first()
