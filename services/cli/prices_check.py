@@ -23,12 +23,14 @@ def check(request: PriceCheckRequest) -> None:
     from services.cli.context import cli_context
     from shared.kit.errors import InputError
     from shared.pricing.quarantine import QuarantineRules
-    from shared.scoring.price_check import check_price
+    from shared.scoring.price_check import MarketRules, check_price
 
     try:
         with cli_context() as ctx, ctx.session() as session:
             rules = QuarantineRules.from_settings(ctx.settings)
-            result = check_price(session, request, rules, datetime.now(UTC))
+            market = MarketRules.from_settings(ctx.settings)
+            now = datetime.now(UTC)
+            result = check_price(session, request, rules, now, market_rules=market)
     except InputError as exc:
         raise fail(str(exc), exc.valid) from None
     typer.echo(result.model_dump_json(indent=2))

@@ -19,7 +19,7 @@ from shared.kit.money import CENT
 from shared.pricing.intake import PriceInput, record_price
 from shared.pricing.quarantine import QuarantineRules
 from shared.scoring.compute import SourceHealth
-from shared.scoring.price_check import check_price
+from shared.scoring.price_check import MarketRules, check_price
 from shared.scoring.schemas import PriceCheckOut, PriceCheckRequest
 
 router = APIRouter(tags=["prices"])
@@ -35,6 +35,18 @@ HISTORY_INPUTS = inputs(
 WEB_URL = r"^\s*[hH][tT][tT][pP][sS]?://[A-Za-z0-9._~%!$&'()*+,;=:-]+([/?#][^\u0000]*)?$"
 # Not blank: the intake strips it (shared/pricing/intake.py).
 NAMED = r"^[^\u0000]*[^\s\u0000][^\u0000]*$"
+# One price per quote, fitting its condition (shared/scoring/price_check.py:quoted).
+CHECK_INPUTS = inputs(
+    rules=[
+        rule(
+            "usd (per GPU) with condition new, used or refurbished; usd_per_hour (per "
+            "GPU-hour) and optionally pricing with condition cloud",
+            "usd",
+            "usd_per_hour",
+            "pricing",
+        )
+    ]
+)
 QUOTE_INPUTS = inputs(
     rules=[rule("at least 0.01 once rounded to the cent", "usd")],
     url={"pattern": WEB_URL},
@@ -91,15 +103,20 @@ def get_prices(
     )
 
 
-@router.post("/prices/check", response_model=PriceCheckOut, openapi_extra=KEY_OPTIONAL)
+@router.post(
+    "/prices/check", response_model=PriceCheckOut, openapi_extra={**KEY_OPTIONAL, **CHECK_INPUTS}
+)
 def check_quote(
     body: PriceCheckRequest, session: SessionDep, settings: SettingsDep
 ) -> PriceCheckOut:
     """Check a quote against today's market before signing: its percentile in today's
-    price band of that card and condition, a verdict, the evidence, and what the same
-    money buys used, new or rented. Read only: nothing is stored, no alert fires."""
+    price band of that card and condition (a cloud quote: its rental), a verdict with its
+    reason (suspicious: far below every band), the evidence, how much market stands
+    behind the price, and what the same money buys used, new or rented. Read only:
+    nothing is stored, no alert fires."""
     rules = QuarantineRules.from_settings(settings)
-    return check_price(session, body, rules, datetime.now(UTC))
+    market = MarketRules.from_settings(settings)
+    return check_price(session, body, rules, datetime.now(UTC), market_rules=market)
 
 
 @router.post("/prices", response_model=PriceCreated, status_code=201, openapi_extra=QUOTE_INPUTS)

@@ -13,6 +13,7 @@ from services.api.prices.schemas import QuoteOut
 from shared.builds.schemas import Pricing
 from shared.recommend.schemas import RecommendQuery
 from shared.scoring.as_of_fields import as_of_field, as_of_note_field
+from shared.scoring.schemas import AVAILABILITY_DESCRIPTION, Availability
 
 
 class GpuRef(BaseModel):
@@ -110,6 +111,7 @@ class RecommendResult(BaseModel):
         "(purchase and electricity over the busy hours of the horizon); sort=cost_per_unit "
         "ranks by its interval's high end",
     )
+    availability: Availability = Field(default="unknown", description=AVAILABILITY_DESCRIPTION)
 
 
 class EmptyReasonOut(BaseModel):

@@ -35,10 +35,12 @@ from shared.catalog.specs import GpuSpec
 from shared.catalog.tasks import TASKS
 from shared.kit.money import CENT
 from shared.kit.settings import Settings
-from shared.models import ScoreState
+from shared.models import Score, ScoreState
 from shared.perfmodel.classmodel import ClassModel
 from shared.perfmodel.units import UnknownSoftware, software_for
 from shared.perfmodel.workloads import LlmWorkload, implied_phase, task_class
+from shared.pricing.availability import availability_of, supply_key
+from shared.pricing.cloud import Currency
 from shared.pricing.market import age_days
 from shared.pricing.measures import describe
 from shared.pricing.quotes import (
@@ -60,6 +62,7 @@ from shared.recommend.schemas import (
 )
 from shared.recommend.scores import AsOfRows, Ranked, RankedRows, ScoreCache
 from shared.scoring.as_of import AsOf, parse_as_of
+from shared.scoring.schemas import availability_out
 from shared.scoring.score_rows import ScoreRows
 
 
@@ -209,6 +212,7 @@ def recommend(
         _result(rank_no, e, query, settings, now, quotes.get(e.row.spec.id), model.reference_gpu)
         for rank_no, e in enumerate(ranking.entries, start=1)
     ]
+    _show_availability(session, ranking.entries, results, settings, now)
     market = MarketAgesOut(**asdict(ranking.market)) if ranking.market else None
     return RecommendResponse(
         query=query,
@@ -353,3 +357,23 @@ def _result(
         if entry.cost is None
         else CostPerUnitOut.model_validate(entry.cost.as_dict()),
     )
+
+
+def _show_availability(
+    session: Session,
+    entries: list[Entry],
+    results: list[RecommendResult],
+    settings: Settings,
+    now: datetime,
+) -> None:
+    """Each result's evidence of supply (shared/pricing/availability.py): its price's
+    market group, or its rental, counted for all results at once."""
+    keys = [supply_key(e.row.spec.id, _supply_condition(e.row.score)) for e in entries]
+    supply = availability_of(session, set(keys), Currency.from_settings(settings, now))
+    for result, key in zip(results, keys, strict=True):
+        result.availability = availability_out(supply.get(key))
+
+
+def _supply_condition(score: Score) -> str:
+    """A rental's Score condition ("cloud:spot"), else the condition it was priced in."""
+    return score.condition if score.condition.startswith("cloud:") else score.price_condition

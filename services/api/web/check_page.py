@@ -17,8 +17,14 @@ from shared.scoring.schemas import PriceCheckOut, PriceCheckRequest
 
 # The form's fields, in the order shown; each a PriceCheckRequest field of the same name.
 CHECK_FIELDS = ("gpu", "usd", "condition", "count", "task")
-CHECK_CONDITION_LABELS = {"new": "New", "used": "Used", "refurbished": "Refurbished"}
+CHECK_CONDITION_LABELS = {
+    "new": "New",
+    "used": "Used",
+    "refurbished": "Refurbished",
+    "cloud": "Cloud rental (per GPU-hour)",
+}
 VERDICT_LABELS = {
+    "suspicious": "Suspicious: far below every market band",
     "below_market": "Below market",
     "fair": "Fair",
     "above_market": "Above market",
@@ -32,8 +38,12 @@ ANCHOR = "price-check"
 
 def check_body(query: Mapping[str, str]) -> PriceCheckRequest:
     """The form as POST /prices/check's body: the same model, so the same validation
-    (unknown fields and values refused); raises pydantic's ValidationError."""
-    return PriceCheckRequest.model_validate(dict(query))
+    (unknown fields and values refused); raises pydantic's ValidationError. The form has
+    one price field: per GPU-hour for a cloud quote (the API's usd_per_hour)."""
+    body = dict(query)
+    if body.get("condition") == "cloud" and "usd" in body:
+        body["usd_per_hour"] = body.pop("usd")
+    return PriceCheckRequest.model_validate(body)
 
 
 def condition_choices() -> dict[str, str]:

@@ -109,10 +109,14 @@ def test_a_cheap_quote_is_below_market_and_a_card_without_a_market_says_so(web_b
     low = float(fair["evidence"]["band_usd"][0])
     cheap = _page(web_bundled, {"gpu": "rtx-3090", "usd": f"{low * 0.9:.2f}", "condition": "used"})
     assert 'data-verdict="below_market"' in cheap and ">Below market</span>" in cheap
-    none = _page(web_bundled, {"gpu": "h200-sxm", "usd": "99", "condition": "new"})
+    none = _page(web_bundled, {"gpu": "h200-sxm", "usd": "30000", "condition": "new"})
     assert 'data-verdict="no_market"' in none and "No market price to compare with" in none
-    reference = _api(web_bundled, gpu="h200-sxm", usd=99, condition="new")["reference"]
+    reference = _api(web_bundled, gpu="h200-sxm", usd=30000, condition="new")["reference"]
     assert reference and str(escape(reference)) in none
+    red_flag = _page(web_bundled, {"gpu": "rtx-3090", "usd": "99", "condition": "used"})
+    assert 'data-verdict="suspicious"' in red_flag and "Suspicious" in red_flag
+    reason = _api(web_bundled, gpu="rtx-3090", usd=99, condition="used")["reason"]
+    assert str(escape(reason)) in red_flag
 
 
 @pytest.mark.parametrize(
@@ -122,10 +126,10 @@ def test_a_cheap_quote_is_below_market_and_a_card_without_a_market_says_so(web_b
         (
             {"gpu": "rtx-4090", "usd": "1", "condition": "mint"},
             "condition",
-            "&#39;new&#39;, &#39;used&#39; or &#39;refurbished&#39;",
+            "&#39;new&#39;, &#39;used&#39;, &#39;refurbished&#39; or &#39;cloud&#39;",
         ),
         ({"gpu": "rtx-4090", "usd": "-5", "condition": "new"}, "usd", "greater than or equal"),
-        ({"gpu": "rtx-4090", "condition": "new"}, "usd", "Field required"),
+        ({"gpu": "rtx-4090", "condition": "new"}, "usd", "a purchase quote gives usd"),
         (
             {"gpu": "rtx-4090", "usd": "1", "condition": "new", "task": "chess"},
             "task",
