@@ -48,9 +48,11 @@ def outbox(engine: Engine, broker: str) -> Iterator[Engine]:
             yield engine
 
 
-def _dispatcher(broker: str, tmp_path: Path, engine: Engine | None) -> CeleryDispatcher:
+def _dispatcher(
+    broker: str, tmp_path: Path, engine: Engine | None, debounce_s: float = 0.05
+) -> CeleryDispatcher:
     settings = make_settings("sqlite://", tmp_path, broker_url=broker)
-    dispatcher = CeleryDispatcher(settings, coalesce=COALESCED, debounce_s=0.05)
+    dispatcher = CeleryDispatcher(settings, coalesce=COALESCED, debounce_s=debounce_s)
     if engine is not None:
         dispatcher.attach(engine)
     return dispatcher
@@ -126,6 +128,20 @@ def test_the_committing_process_relays_on_its_own(
     assert sorted(g for ids in sent for g in ids) == ["rtx-3090", "rtx-4090"]
     with session_scope(outbox) as session:
         assert session.exec(select(UnsentTask)).all() == []
+
+
+def test_a_lone_write_is_relayed_without_waiting_for_the_window(
+    outbox: Engine, broker: str, tmp_path: Path
+) -> None:
+    # The window only spaces relays apart: the first write after a quiet spell has no
+    # burst to merge with, so it is not held back (here it would wait ten minutes).
+    dispatcher = _dispatcher(broker, tmp_path, outbox, debounce_s=600)
+    try:
+        _write(outbox, dispatcher, ["rtx-3090"])
+        wait_for(lambda: _queued(broker), 30, "the lone write's relay")
+    finally:
+        dispatcher.shutdown()
+    assert _queued(broker) == [(RECOMPUTE_SCORES, [["rtx-3090"]])]
 
 
 def test_a_broker_outage_keeps_the_rows(outbox: Engine, tmp_path: Path, broker: str) -> None:
