@@ -116,16 +116,20 @@ def page_lines(
     spec: SourceSpec, body: bytes, url: str | None, settings: ScraperSettings
 ) -> list[Json]:
     """The JSON objects for one page, in page order."""
+    from services.scraper.exchange import Exchange
     from services.scraper.pipeline import PriceBounds
     from services.scraper.verdict import cloud_verdicts, listing_verdict
     from shared.matching.titles import match_title
 
-    page = spec.parse_page(body, url, settings, datetime.now(UTC))
+    now = datetime.now(UTC)
+    page = spec.parse_page(body, url, settings, now)
     if spec.kind is SourceKind.CLOUD:
         return [_cloud_line(spec.name, verdict) for verdict in cloud_verdicts(page.offers)]
     bounds = PriceBounds.from_settings(settings)
+    # As a run today would: another currency at today's rate (a sale, its day's).
+    exchange = Exchange.from_settings(settings, now.date())
     return [
-        _market_line(spec.name, listing, listing_verdict(listing, match_title, bounds))
+        _market_line(spec.name, listing, listing_verdict(listing, match_title, bounds, exchange))
         for listing in page.listings
     ]
 

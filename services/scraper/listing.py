@@ -100,21 +100,34 @@ def price_fields(price_text: str | None, currency: str = "USD") -> tuple[Money |
 
 
 # eBay.de's labels beside the English ones: "Neu", "Gebraucht", "Generalüberholt",
-# "Als Ersatzteil / defekt", "Neu – Sonstige (siehe Artikelbeschreibung)".
+# "Als Ersatzteil / defekt", "Neu – Sonstige (siehe Artikelbeschreibung)"; the Spanish
+# UI's: "Totalmente nuevo", "Nuevo (otro)", "De segunda mano", "Usado", "Reacondicionado",
+# "Para piezas o no funciona".
 _CONDITION_WORDS = (
     (
-        re.compile(r"for parts|not working|broken|faulty|as[- ]is|defekt|ersatzteil", re.I),
+        re.compile(
+            r"for parts|not working|broken|faulty|as[- ]is|defekt|ersatzteil|para piezas"
+            r"|no funciona",
+            re.I,
+        ),
         Condition.FOR_PARTS,
     ),
     # eBay condition 1500 "New (Other)" / "New other (see details)": unused but opened or
     # without its packaging, sold as open box; it must not read as new.
     (
-        re.compile(r"open[- ]box|\bnew\s*\(?\s*other\b|\bneu\s*[-–—:]\s*sonstige", re.I),
+        re.compile(
+            r"open[- ]box|\bnew\s*\(?\s*other\b|\bneu\s*[-–—:]\s*sonstige"
+            r"|\bnuevo\s*[(:]\s*otro|caja abierta",
+            re.I,
+        ),
         Condition.OPEN_BOX,
     ),
-    (re.compile(r"refurb|renewed|überholt", re.I), Condition.REFURBISHED),
-    (re.compile(r"pre-?owned|\bused\b|\bgebraucht", re.I), Condition.USED),
-    (re.compile(r"brand new|\bnew\b|\bneu\b", re.I), Condition.NEW),
+    (re.compile(r"refurb|renewed|überholt|reacondicionad|restaurad", re.I), Condition.REFURBISHED),
+    (
+        re.compile(r"pre-?owned|\bused\b|\bgebraucht|\busad[oa]\b|segunda mano", re.I),
+        Condition.USED,
+    ),
+    (re.compile(r"brand new|\bnew\b|\bneu\b|\bnuev[oa]\b", re.I), Condition.NEW),
 )
 
 

@@ -8,17 +8,45 @@ from decimal import Decimal, InvalidOperation
 
 from price_parser import Price
 
-# price-parser reports "$" for "US $", "C $" and "AU $" alike; eBay shows these prefixes.
-_PREFIXED_DOLLARS = (
+# price-parser reports "$" for "US $", "C $", "AU $" and "MXN $" alike, and nothing for
+# "S/ 16.88": the prefixes eBay shows, read before its symbol. None: the ISO code shown.
+_PREFIXED_DOLLARS: tuple[tuple[re.Pattern[str], str | None], ...] = (
+    (re.compile(r"\b(USD|CAD|AUD|NZD|HKD|SGD|MXN|TWD|ARS|CLP|COP|BRL)\s*\$\s*\d"), None),
     (re.compile(r"\bC\s*\$"), "CAD"),
     (re.compile(r"\bAU\s*\$"), "AUD"),
     (re.compile(r"\bNZ\s*\$"), "NZD"),
     (re.compile(r"\bHK\s*\$"), "HKD"),
+    (re.compile(r"\bMX\s*\$"), "MXN"),
+    (re.compile(r"\bR\s*\$\s*\d"), "BRL"),
+    # eBay Singapore and a page converted for a visitor there: "S$ 1,299.00".
+    (re.compile(r"(?<![A-Za-z])S\s*\$\s*\d"), "SGD"),
+    # A page converted for a visitor from Peru: "S/. 16.88", "S/ 16.88" (sol).
+    (re.compile(r"(?<![A-Za-z])S\s*/\s*\.?\s*\d"), "PEN"),
 )
-_SYMBOLS = {"$": "USD", "US$": "USD", "£": "GBP", "€": "EUR", "¥": "JPY", "C$": "CAD", "A$": "AUD"}
+# Symbols as price-parser reports them (letters upper-cased); ambiguous ones ("kr", "Fr.")
+# stay unknown.
+_SYMBOLS = {
+    "$": "USD",
+    "US$": "USD",
+    "£": "GBP",
+    "€": "EUR",
+    "¥": "JPY",
+    "C$": "CAD",
+    "A$": "AUD",
+    "S$": "SGD",
+    "S/.": "PEN",
+    "R$": "BRL",
+    "MX$": "MXN",
+    "₹": "INR",
+    "ZŁ": "PLN",
+    "RM": "MYR",
+    "₱": "PHP",
+}
 # "$6.79 to $9.48" (www.ebay.com), "EUR 2,99 bis EUR 7,99" (www.ebay.de), "US $2.00 a US $5.00"
-# (Spanish UI), dashes.
-_RANGE = re.compile(r"\d(?:\s*[-–—]\s*|\s+(?:to|bis|a|à)\s+)(?:[A-Z]{0,3}\s*)?[$£€¥]?\s*\d")
+# and "S/. 2.00 a S/. 5.00" (Spanish UI), dashes.
+_RANGE = re.compile(
+    r"\d(?:\s*[-–—]\s*|\s+(?:to|bis|a|à)\s+)(?:[A-Z]{0,3}\s*)?(?:[$£€¥]|/\s*\.?)?\s*\d"
+)
 _CURRENCY_CODE = re.compile(r"^[A-Z]{3}$")
 # A symbol price-parser does not report ("S/ 16.88"): punctuation glued to a letter or
 # currency sign right before the amount. Signs and "+" alone are not currencies.
@@ -53,9 +81,9 @@ def is_price_range(text: str) -> bool:
 
 
 def parse_money(text: str, default_currency: str = "USD") -> Money:
-    """Parse '$1,299.99', 'US $749.99', 'C $1,000.00', '£899.00'; refuse ranges and
-    currency symbols we do not know ('S/. 16.88'). `default_currency` applies only to a
-    bare number."""
+    """Parse '$1,299.99', 'US $749.99', 'C $1,000.00', '£899.00', 'S/. 16.88', 'S$ 12.50';
+    refuse ranges and currency symbols we do not know ('kr 100'). `default_currency`
+    applies only to a bare number."""
     if is_price_range(text):
         raise PriceTextError("price_range", text)
     price = Price.fromstring(text)
@@ -92,12 +120,13 @@ def decimal_or_none(value: object) -> Decimal | None:
 def _currency_code(text: str, symbol: str | None, default: str) -> str | None:
     """ISO code of the shown currency; None when it shows one we do not know.
 
-    A localized page ("S/. 16.88", Peruvian sol) read as dollars would store a price off
-    by the exchange rate, so an unknown symbol is never given the default currency.
+    A localized page read as dollars would store a price off by the exchange rate, so an
+    unknown symbol is never given the default currency.
     """
     for pattern, code in _PREFIXED_DOLLARS:
-        if pattern.search(text):
-            return code
+        found = pattern.search(text)
+        if found:
+            return code or found.group(1)
     if symbol is None:
         return None if _STRAY_SYMBOL.search(text) else default
     symbol = symbol.strip().upper() if symbol.isalpha() else symbol.strip()

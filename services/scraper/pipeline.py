@@ -2,9 +2,11 @@
 
 Every listing that does not go through comes back as a `Drop` with its stage and
 reason, and is counted in `PipelineStats`. Title matching is injected: any callable
-`str -> TitleMatch`. What comes out is valid; judging it against the market (the
-quarantine), leaving out what is stored already and storing it are the one ingest path
-of scraped and posted prices alike (shared/pricing/ingest.py), the runner's next step.
+`str -> TitleMatch`; so are the exchange rates that price a listing shown in another
+currency in US dollars (services/scraper/exchange.py). What comes out is valid; judging it
+against the market (the quarantine), leaving out what is stored already and storing it
+are the one ingest path of scraped and posted prices alike (shared/pricing/ingest.py), the
+runner's next step.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Generic, Protocol, TypeVar
 
+from services.scraper.exchange import NO_EXCHANGE_RATE, USD, Exchange, UsdRate
 from services.scraper.listing import CloudListing, Condition, RawListing
 from services.scraper.settings import ScraperSettings
 from shared.kit.money import CENT
@@ -23,8 +26,9 @@ from shared.kit.text import UNSAFE_SCRAPED
 T = TypeVar("T")
 
 MATCHED = "matched"
-# Drop reason of a price in a currency other than US dollars (eBay.de's "EUR 17,72").
-CURRENCY = "currency"
+# Drop reason of a price in another currency that no dated rate converts (a currency the
+# rate table lacks, a day past its end, or a run given no rates).
+CURRENCY = NO_EXCHANGE_RATE
 
 # Listing condition -> stored condition. Open-box cards are returns sold below new: a
 # second-hand price, so "used".
@@ -63,6 +67,9 @@ class PricedListing:
     shipping_known: bool
     # "new", "used" or "refurbished", as stored.
     condition: str
+    # The rate that priced a listing shown in another currency in USD (the shown amount
+    # and currency stay on `listing.price`); None for a price shown in USD.
+    usd_rate: UsdRate | None = None
 
 
 @dataclass(frozen=True)
@@ -116,12 +123,16 @@ class PipelineResult:
 
 
 def run(
-    listings: Iterable[RawListing], matcher: TitleMatcher, bounds: PriceBounds
+    listings: Iterable[RawListing],
+    matcher: TitleMatcher,
+    bounds: PriceBounds,
+    exchange: Exchange | None = None,
 ) -> PipelineResult:
-    """All stages: the valid listings, once each, and every drop with its reason."""
+    """All stages: the valid listings, once each, and every drop with its reason. Without
+    an `exchange`, a price shown in another currency than USD is dropped."""
     raw = list(listings)
     stats = PipelineStats(seen=len(raw))
-    normalized = normalize(raw, matcher)
+    normalized = normalize(raw, matcher, exchange)
     validated = validate(normalized.kept, bounds)
     unique = dedupe(validated.kept)
     drops = normalized.dropped + validated.dropped + unique.dropped
@@ -130,12 +141,15 @@ def run(
     return PipelineResult(unique.kept, drops, stats)
 
 
-def normalize(listings: Iterable[RawListing], matcher: TitleMatcher) -> StageResult[PricedListing]:
-    """Match each title and price it as USD per unit: (price + shipping) / quantity."""
+def normalize(
+    listings: Iterable[RawListing], matcher: TitleMatcher, exchange: Exchange | None = None
+) -> StageResult[PricedListing]:
+    """Match each title and price it as USD per unit: (price + shipping) / quantity, each
+    converted at the rate of the listing's day when shown in another currency."""
     kept: list[PricedListing] = []
     dropped: list[Drop] = []
     for listing in listings:
-        outcome = _normalize_one(listing, matcher)
+        outcome = _normalize_one(listing, matcher, exchange)
         if isinstance(outcome, Drop):
             dropped.append(outcome)
         else:
@@ -143,10 +157,15 @@ def normalize(listings: Iterable[RawListing], matcher: TitleMatcher) -> StageRes
     return StageResult(kept, dropped)
 
 
-def _normalize_one(listing: RawListing, matcher: TitleMatcher) -> PricedListing | Drop:
+def _normalize_one(
+    listing: RawListing, matcher: TitleMatcher, exchange: Exchange | None
+) -> PricedListing | Drop:
     reason = _unpriceable(listing)
     if reason is not None:
         return Drop("normalize", reason, listing, listing.price_text or "")
+    in_usd = _in_usd(listing, exchange)
+    if isinstance(in_usd, str):
+        return Drop("normalize", CURRENCY, listing, in_usd)
     match = matcher(listing.title)
     if match.reason != MATCHED or match.gpu_id is None:
         code = match.reason if match.reason != MATCHED else "matcher_gave_no_gpu"
@@ -154,7 +173,7 @@ def _normalize_one(listing: RawListing, matcher: TitleMatcher) -> PricedListing 
     quantity = 1 if match.quantity is None else match.quantity
     if quantity < 1:
         return Drop("normalize", "invalid_quantity", listing, str(quantity))
-    return _priced(listing, match.gpu_id, quantity)
+    return _priced(listing, match.gpu_id, quantity, in_usd)
 
 
 # Above any GPU's price by orders of magnitude, and far inside Decimal's exact range:
@@ -189,23 +208,45 @@ def _unpriceable(listing: RawListing) -> str | None:
         return "out_of_stock"
     if listing.condition not in STORED_CONDITIONS:
         return "unknown_condition"
-    if listing.price.currency != "USD":
-        # No exchange rate: the repository holds no dated, sourced rate to convert with,
-        # and a euro or pound amount stored as dollars would be a wrong price.
-        return CURRENCY
-    if listing.shipping is not None and listing.shipping.currency != "USD":
-        return "non_usd_shipping"
     return None
 
 
-def _priced(listing: RawListing, gpu_id: str, quantity: int) -> PricedListing:
+@dataclass(frozen=True)
+class _InUsd:
+    total: Decimal
+    # The rate of a price shown in another currency; None when shown in USD.
+    rate: UsdRate | None
+
+
+def _in_usd(listing: RawListing, exchange: Exchange | None) -> _InUsd | str:
+    """Price plus shipping in USD, or why it cannot be (the drop's detail): a euro or sol
+    amount stored as dollars would be a wrong price, and so would one at a guessed rate."""
     assert listing.price is not None  # checked by _unpriceable
-    shipping = listing.shipping.amount if listing.shipping is not None else Decimal(0)
-    total = listing.price.amount + shipping
-    unit = (total / quantity).quantize(CENT, rounding=ROUND_HALF_UP)
+    shown = [listing.price] + ([listing.shipping] if listing.shipping is not None else [])
+    if all(money.currency == USD for money in shown):
+        return _InUsd(sum((money.amount for money in shown), Decimal(0)), None)
+    if exchange is None:
+        return "no exchange rates given"
+    day = exchange.day_of(listing)
+    total = Decimal(0)
+    rate: UsdRate | None = None
+    for money in shown:
+        converted = exchange.to_usd(money, day)
+        if converted is None:
+            return exchange.missing(money.currency, day)
+        total += converted.usd
+        if money.currency != USD and rate is None:
+            rate = converted.rate
+    return _InUsd(total, rate)
+
+
+def _priced(listing: RawListing, gpu_id: str, quantity: int, in_usd: _InUsd) -> PricedListing:
+    unit = (in_usd.total / quantity).quantize(CENT, rounding=ROUND_HALF_UP)
     condition = STORED_CONDITIONS[listing.condition]
     known = listing.shipping is not None
-    return PricedListing(listing, gpu_id, quantity, total, unit, known, condition)
+    return PricedListing(
+        listing, gpu_id, quantity, in_usd.total, unit, known, condition, in_usd.rate
+    )
 
 
 def validate(items: Iterable[PricedListing], bounds: PriceBounds) -> StageResult[PricedListing]:

@@ -25,6 +25,7 @@ from services.scraper import pipeline, store
 from services.scraper.cloud_match import UNMAPPED_REASONS, SkippedCloudListing
 from services.scraper.collect import Crawl, Harvest, PageHook
 from services.scraper.errors import Blocked, FetchError, ParseError, SourceNotConfigured
+from services.scraper.exchange import Exchange
 from services.scraper.fetch import Fetcher, utc_now
 from services.scraper.listing import CloudListing
 from services.scraper.registry import SourceKind, SourceSpec, get_source, search_terms
@@ -267,7 +268,9 @@ def store_harvest(
         return report
     when = harvest.observed_at
     bounds = pipeline.PriceBounds.from_settings(scraper_settings)
-    result = pipeline.run(harvest.listings, match_title, bounds)
+    # Prices shown in another currency: at the rate of the run's day (a sale, its day).
+    exchange = Exchange.from_settings(scraper_settings, when.date())
+    result = pipeline.run(harvest.listings, match_title, bounds, exchange)
     report.listings = result.stats.seen
     report.rejected.update(result.stats.dropped)
     report.matched = result.stats.seen - sum(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 from functools import lru_cache
+from pathlib import Path
 
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -62,6 +63,13 @@ class ScraperSettings(BaseSettings):
     min_unit_price_usd: Decimal = Field(default=Decimal("20"), gt=0)
     max_unit_price_usd: Decimal = Field(default=Decimal("100000"), gt=0)
     # Quarantine settings are shared with posted prices: see shared/kit/settings.py.
+
+    # A price shown in another currency is converted to USD at the reference rate of the
+    # day it was observed, if the newest rate on or before that day is at most this old;
+    # else it is refused (no_exchange_rate). Rates: the bundled ECB table
+    # (services/scraper/data/ecb_rates/), or an ECB eurofxref-hist.csv at this path.
+    exchange_rates_path: Path | None = None
+    exchange_rate_max_age_days: int = Field(default=7, ge=0, le=31)
 
     # What a run fetches, for every source. Empty search_terms: one term per GPU family of
     # the title matcher.

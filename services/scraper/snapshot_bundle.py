@@ -59,6 +59,9 @@ def snapshot_rows(raw_dir: Path) -> list[dict[str, str]]:
         listings = ebay_browse.parse(body, URL.format(search=search))
         # No quarantine here: a snapshot has no earlier market; the market price's
         # outlier fences apply when it is read.
+        # No exchange rates: most capture days are estimates (the newest listing's day),
+        # and a rate must be of the day the price was seen, so a price the seller set in
+        # another currency stays out of the bundle (counted as no_exchange_rate).
         result = pipeline.run(listings, match_title, bounds)
         captured = capture_day(search, items).isoformat()
         rows.extend(

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from services.scraper.cloud_match import SkippedCloudListing, cloud_gpu_id
+from services.scraper.exchange import Exchange
 from services.scraper.listing import CloudListing, RawListing
 from services.scraper.pipeline import (
     MATCHED,
@@ -30,13 +31,19 @@ class ListingVerdict:
     # GPUs in the listing (a lot of 2 is 2); None when the title matched no GPU.
     quantity: int | None
     # Why the listing has no usable price or GPU: its price issue, else the matcher's
-    # rejection, else the pipeline's (for parts, non-USD, out of bounds...). None: kept.
+    # rejection, else the pipeline's (for parts, no exchange rate, out of bounds...).
+    # None: kept.
     reason: str | None
 
 
 def listing_verdict(
-    listing: RawListing, matcher: TitleMatcher, bounds: PriceBounds
+    listing: RawListing,
+    matcher: TitleMatcher,
+    bounds: PriceBounds,
+    exchange: Exchange | None = None,
 ) -> ListingVerdict:
+    """The run's verdict; give it the run's `exchange` (without one, a price shown in
+    another currency is refused, as in a run given no rates)."""
     match = matcher(listing.title)
     matched = match.reason == MATCHED and match.gpu_id is not None
     gpu_id = match.gpu_id if matched else None
@@ -46,11 +53,13 @@ def listing_verdict(
     if not matched:
         reason = match.reason if match.reason != MATCHED else "matcher_gave_no_gpu"
         return ListingVerdict(None, None, reason)
-    return ListingVerdict(gpu_id, quantity, _pipeline_reason(listing, match, bounds))
+    return ListingVerdict(gpu_id, quantity, _pipeline_reason(listing, match, bounds, exchange))
 
 
-def _pipeline_reason(listing: RawListing, match: TitleMatch, bounds: PriceBounds) -> str | None:
-    normalized = normalize([listing], lambda _title: match)
+def _pipeline_reason(
+    listing: RawListing, match: TitleMatch, bounds: PriceBounds, exchange: Exchange | None
+) -> str | None:
+    normalized = normalize([listing], lambda _title: match, exchange)
     if normalized.dropped:
         return normalized.dropped[0].reason
     validated = validate(normalized.kept, bounds)

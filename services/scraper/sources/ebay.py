@@ -21,13 +21,15 @@ Quirks handled:
   ("$3.25", " to ", "$195.87"; "EUR 2,99", "bis", "EUR 7,99" on eBay.de): rejected, never
   stored at either end;
 - a live auction shows its current bid as the price and its bid count in a row ("12 bids",
-  "7 Gebote"): read as `ListingType.AUCTION`, a bid and not an asking price; on a sold
-  page the same card is a finished auction, a sale;
+  "7 Gebote", on the Spanish UI "3 pujas" or "Oferta actual"): read as
+  `ListingType.AUCTION`, a bid and not an asking price; on a sold page the same card is a
+  finished auction, a sale;
 - a sold "Best offer accepted" shows the asking price struck through; the price paid is
   not on the page, so no price is stored;
 - the condition is in a subtitle row, not always the first one (eBay.de: "Neu | Privat");
-- eBay.de prices read "EUR 17,72": parsed as euros, which the pipeline keeps out (no
-  exchange rate), never as dollars;
+- prices keep the currency shown: eBay.de's "EUR 17,72" is euros, a page converted for a
+  visitor from Peru or Singapore shows "S/. 16.88" or "S$ 12.50" (services/scraper/money.py);
+  the pipeline converts them at a dated rate, never reads them as dollars;
 - an item page (`/itm/<id>`) is not a search page: refused with a `LayoutChanged`.
 
 Pages are 1-3 MB: the tree is built by lxml directly (BeautifulSoup's tree over lxml was
@@ -82,11 +84,24 @@ SOLD_PARAMS = {"LH_Sold": "1", "LH_Complete": "1"}
 _ITEM_ID = re.compile(r"/itm/(?:[^/?#]+/)?(\d{9,15})(?:[/?#]|$)")
 _SOLD_DATE = re.compile(r"Sold\s+([A-Z][a-z]{2})\s+(\d{1,2}),\s+(\d{4})")
 _QUANTITY = re.compile(r"(\d[\d,]*)\s+(?:available|left)\b", re.IGNORECASE)
-_SHIPPING = re.compile(r"\b(?:delivery|shipping|postage|lieferung|versand)\b", re.IGNORECASE)
+_SHIPPING = re.compile(
+    r"\b(?:delivery|shipping|postage|lieferung|versand|env[ií]o)\b", re.IGNORECASE
+)
 # A live auction's bid count: "1 bid", "12 bids · 1d 4h left"; eBay.de "7 Gebote", Spanish
-# UI "3 pujas".
-_BID_COUNT = re.compile(r"(?<![\w.,])\d[\d.,]*\s+(?:bids?|gebote?|pujas?)\b", re.IGNORECASE)
-_BEST_OFFER_ACCEPTED = re.compile(r"\bbest offer accepted\b", re.IGNORECASE)
+# UI "3 pujas", "1 oferta" (a count: "o Mejor oferta", best offer, has none).
+_BID_COUNT = re.compile(
+    r"(?<![\w.,])\d[\d.,]*\s+(?:bids?|gebote?|pujas?|ofertas?)\b", re.IGNORECASE
+)
+# The label of an auction's price: "Current bid", Spanish UI "Oferta actual" / "Puja
+# actual", eBay.de "Aktuelles Gebot". A time left alone is not read as an auction: a
+# fixed-price listing ends too.
+_CURRENT_BID = re.compile(
+    r"\b(?:current bid|oferta actual|puja actual|aktuelles gebot)\b", re.IGNORECASE
+)
+# "Best offer accepted"; Spanish UI "Mejor oferta aceptada".
+_BEST_OFFER_ACCEPTED = re.compile(
+    r"\bbest offer accepted\b|\bmejor oferta aceptada\b", re.IGNORECASE
+)
 _DIGIT = re.compile(r"\d")
 # eBay's condition labels, as shown in a subtitle row; a seller's tagline is free text.
 _CONDITION_LABEL = re.compile(
@@ -342,8 +357,10 @@ class _CardFields:
     details: list[str]
 
     @property
-    def bid_count_shown(self) -> bool:
-        return any(_BID_COUNT.search(detail) for detail in self.details)
+    def bid_shown(self) -> bool:
+        """A bid count or a current-bid label: the price is a live auction's bid."""
+        texts = (*self.details, *self.price_texts)
+        return any(_BID_COUNT.search(text) or _CURRENT_BID.search(text) for text in texts)
 
 
 def _fields(card: _Element) -> _CardFields:
@@ -445,7 +462,7 @@ def _listing(fields: _CardFields, origin: str, sold_page: bool) -> RawListing | 
     # A finished auction on a sold page is a sale; a live one's price is its current bid.
     if sold:
         listing_type = ListingType.SOLD
-    elif fields.bid_count_shown:
+    elif fields.bid_shown:
         listing_type = ListingType.AUCTION
     else:
         listing_type = ListingType.ACTIVE

@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from collections import Counter
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ from typer.testing import CliRunner
 
 from services.cli.main import app
 from services.scraper.registry import SOURCES
+from services.scraper.settings import get_scraper_settings
 from tests.services.scraper.fixture_server import SAMPLES_DIR
 
 REQUIRED_KEYS = {
@@ -95,7 +97,29 @@ def test_ebay_gpu_listings_get_the_pipeline_verdict() -> None:
     reasons = Counter(line["reason"] for line in lines.values())
     assert reasons["for_parts"] == 1
     assert reasons["price_range"] == 1
-    assert reasons["currency"] == 1
+
+
+CAD_ID = "364455667788"  # an H100 at C $38,500.00 + C $120.00 delivery
+
+
+@pytest.mark.parametrize("rate_days_ago", [0, 30])
+def test_parse_page_converts_at_the_rates_a_run_would_use(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rate_days_ago: int
+) -> None:
+    # An operator's ECB-format table whose one day is today, or a month ago (too old).
+    day = datetime.now(UTC).date() - timedelta(days=rate_days_ago)
+    table = tmp_path / "eurofxref-hist.csv"
+    table.write_text(f"Date,USD,CAD,\n{day.isoformat()},1.1,1.5,\n", encoding="utf-8")
+    monkeypatch.setenv("GPU_ADVISOR_SCRAPER_EXCHANGE_RATES_PATH", str(table))
+    get_scraper_settings.cache_clear()
+    try:
+        url = "https://www.ebay.com/sch/i.html?_nkw=rtx+4090"
+        lines = parsed("--source", "ebay", str(EBAY / "search_active.html"), "--url", url)
+    finally:
+        get_scraper_settings.cache_clear()
+    [cad] = [line for line in lines if line["listing_id"] == CAD_ID]
+    assert (cad["price"], cad["currency"], cad["gpu_id"]) == ("38500.00", "CAD", "h100-pcie")
+    assert cad["reason"] == (None if rate_days_ago == 0 else "no_exchange_rate")
 
 
 MARKET_SAMPLES = [

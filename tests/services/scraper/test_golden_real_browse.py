@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import json
 from collections import Counter
+from datetime import date
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -20,10 +21,12 @@ import pytest
 from sqlmodel import Session, select
 
 from services.scraper import pipeline
+from services.scraper.exchange import Exchange, rate_table
 from services.scraper.listing import Condition, RawListing
 from services.scraper.sources import ebay_browse
 from shared.matching import match_title
 from shared.models import PriceObservation
+from tests.services.scraper.ecb_oracle import usd_per
 from tests.services.scraper.fixture_server import SAMPLES_DIR, sample_file
 from tests.services.scraper.golden import check_golden, outcome
 from tests.services.scraper.scrape_env import PATHS, ScrapeEnv
@@ -123,7 +126,7 @@ def test_an_auction_without_buy_it_now_is_refused_and_counted() -> None:
     assert (drop.stage, drop.reason) == ("normalize", "auction_bid")
 
 
-def test_a_price_ebay_converted_keeps_the_sellers_currency_and_is_refused() -> None:
+def test_a_price_ebay_converted_keeps_the_sellers_currency_and_converts_at_a_dated_rate() -> None:
     item = real_item("real_a100_pcie.json", "115962028346")
     assert item["price"] == {
         "value": "12271.70",
@@ -138,9 +141,30 @@ def test_a_price_ebay_converted_keeps_the_sellers_currency_and_is_refused() -> N
     cad = listings("real_rtx_4090.json")["134776150931"]
     assert cad.price is not None and cad.price.currency == "CAD"
     assert cad.shipping is not None and cad.shipping.currency == "CAD"
+    # Without rates: refused, never read as dollars.
     normalized = pipeline.normalize([listing, cad], match_title)
     assert normalized.kept == []
-    assert Counter(d.reason for d in normalized.dropped) == {"currency": 2}
+    assert Counter(d.reason for d in normalized.dropped) == {"no_exchange_rate": 2}
+    # At the ECB rate of any day of December 2023 (the capture month), the seller's pounds
+    # and Canadian dollars come within 3 % of the dollars eBay itself converted them to.
+    ebay_usd = {"115962028346": Decimal("12271.70"), "134776150931": Decimal("2436.85")}
+    for day in (date(2023, 12, 1), date(2023, 12, 15), date(2023, 12, 29)):
+        exchange = Exchange(rate_table(), day)
+        # Any GPU id: the price is under test ("A100 40GB" alone is ambiguous to the matcher).
+        converted = pipeline.normalize([listing, cad], lambda _t: _Matched(), exchange)
+        assert converted.dropped == []
+        for priced in converted.kept:
+            shown = priced.listing.price
+            assert shown is not None and priced.usd_rate is not None
+            assert (priced.usd_rate.day, priced.usd_rate.currency) == (day, shown.currency)
+            expected = ebay_usd[priced.listing.listing_id]
+            assert abs(priced.unit_price_usd / expected - 1) < Decimal("0.03")
+
+
+class _Matched:
+    gpu_id = "a100-40gb-pcie"
+    quantity = 1
+    reason = pipeline.MATCHED
 
 
 @pytest.mark.parametrize(
@@ -166,7 +190,7 @@ def test_derived_price_cases(change: dict[str, Any], issue: str | None) -> None:
     if issue is None:
         assert listing.price is not None and listing.price.currency == "EUR"
         [drop] = pipeline.normalize([listing], match_title).dropped
-        assert drop.reason == "currency"
+        assert drop.reason == "no_exchange_rate"
 
 
 def test_shipping_cost_unknown_when_calculated_or_absent() -> None:
@@ -190,7 +214,7 @@ def test_what_the_adapter_refuses_in_the_real_samples_is_counted() -> None:
     for path in REAL:
         result = pipeline.normalize(ebay_browse.parse(path.read_bytes(), URL), match_title)
         counts.update(d.reason for d in result.dropped)
-    assert (counts["for_parts"], counts["currency"]) == (3, 3)
+    assert (counts["for_parts"], counts["no_exchange_rate"]) == (3, 3)
     assert counts["auction_bid"] == counts["missing_price"] == counts["invalid_currency"] == 0
 
 
@@ -200,11 +224,14 @@ def test_a_scrape_run_on_a_real_page(scrape_env: ScrapeEnv) -> None:
     assert report.status == "ok"
     assert report.listings == 12
     assert report.rejected["normalize.for_parts"] == 3
-    assert report.rejected["normalize.currency"] == 1
+    assert report.rejected["normalize.no_exchange_rate"] == 0
     with Session(scrape_env.engine) as session:
         stored = session.exec(select(PriceObservation)).all()
     by_id = {o.listing_id: o for o in stored}
-    assert "134776150931" not in by_id  # CAD
+    # C$3,299.00 shipped free, at the ECB rate of 2026-10-30: the newest reference day
+    # before the run (2026-11-05) and within the 7 days a rate is used for.
+    cad_usd = (Decimal("3299.00") * usd_per("CAD", date(2026, 10, 30))).quantize(Decimal("0.01"))
+    assert by_id["134776150931"].price_usd == cad_usd
     assert by_id["235328123199"].condition == "used"  # open box
     assert by_id["285591934735"].condition == "refurbished"
     assert by_id["335151947401"].price_usd == Decimal("2035.00")  # 2000.00 + 35.00 shipping

@@ -43,6 +43,7 @@ COM_2026_URL = "https://www.ebay.com/sch/i.html?_nkw=wireless+earbuds&_sop=12"
 DE_ACTIVE_URL = "https://www.ebay.de/sch/i.html?_nkw=LEGO+7075+sealed"
 DE_ITEM_URL = "https://www.ebay.de/itm/198187151691"
 AUCTION_URL = "https://www.ebay.com/sch/i.html?_nkw=rtx+3080"
+SG_URL = "https://www.ebay.com.sg/sch/i.html?_nkw=blu+ray"
 US_FULL = FULL / "ebay_us_pokemon_card_sold_2025-09.html"
 UK_FULL = FULL / "ebay_uk_blu_ray_active_2025-08.html"
 
@@ -53,6 +54,8 @@ REAL_CASES = [
     ("real_de_active.html", DE_ACTIVE_URL),
     ("real_de_item_page.html", DE_ITEM_URL),
     ("real_us_auction_edited.html", AUCTION_URL),
+    ("real_pe_es_auction_edited.html", AUCTION_URL),
+    ("real_sg_sgd_edited.html", SG_URL),
 ]
 # Samples this module covers, for test_golden's every-sample-has-a-case check.
 REAL_EBAY_PAGES = {("ebay", page) for page, _ in REAL_CASES} | {("ebay", "PROVENANCE.md")}
@@ -164,14 +167,25 @@ def test_either_best_offer_signal_withholds_the_price() -> None:
         assert (listing.price, listing.price_issue) == (None, "best_offer_accepted")
 
 
-def test_localized_price_is_refused_not_read_as_dollars() -> None:
-    # A real card as eBay serves it to a visitor from Peru.
+@pytest.mark.parametrize(
+    ("shown", "price", "issue"),
+    [
+        # A real card as eBay serves it to a visitor from Peru or Singapore (issue 39).
+        ("S/. 16.88", Money(Decimal("16.88"), "PEN"), None),
+        ("S$ 16.88", Money(Decimal("16.88"), "SGD"), None),
+        # A symbol several currencies share: refused, never read as dollars.
+        ("kr 16,88", None, "unknown_currency"),
+    ],
+)
+def test_localized_price_keeps_its_currency(
+    shown: str, price: Money | None, issue: str | None
+) -> None:
     soup = _soup("real_us_sold.html")
-    price = _first_card(soup).select_one(".s-card__price")
-    assert price is not None
-    price.string = "S/. 16.88"
+    element = _first_card(soup).select_one(".s-card__price")
+    assert element is not None
+    element.string = shown
     [first, *_] = ebay.parse(str(soup), US_SOLD_URL)
-    assert (first.price, first.price_issue) == (None, "unknown_currency")
+    assert (first.price, first.price_issue, first.price_text) == (price, issue, shown)
 
 
 def test_full_us_sold_page() -> None:

@@ -27,13 +27,44 @@ from shared.matching.titles import match_title
         ("£899.00", "899.00", "GBP"),
         ("EUR 1.299,00", "1299.00", "EUR"),
         ("1799.99", "1799.99", "USD"),
+        # Issue 39: what eBay shows a visitor from Peru (sol) or Singapore.
+        ("S/. 16.88", "16.88", "PEN"),
+        ("S/ 16.88", "16.88", "PEN"),
+        ("S/.2,999.00", "2999.00", "PEN"),
+        ("S/. 1.234,56", "1234.56", "PEN"),
+        ("PEN 1,234.56", "1234.56", "PEN"),
+        ("S$ 1,299.00", "1299.00", "SGD"),
+        ("S$68.90", "68.90", "SGD"),
+        ("SGD 12.50", "12.50", "SGD"),
+        ("SGD $12.50", "12.50", "SGD"),
+        # Other symbols eBay shows that name one currency.
+        ("NZ $45.00", "45.00", "NZD"),
+        ("HK $1,000.00", "1000.00", "HKD"),
+        ("R$ 100,00", "100.00", "BRL"),
+        ("MX$100", "100", "MXN"),
+        ("MXN $1,500.00", "1500.00", "MXN"),
+        ("₹1,000", "1000", "INR"),
+        ("123,00 zł", "123.00", "PLN"),
+        ("RM 123.00", "123.00", "MYR"),
+        ("₱1,234.00", "1234.00", "PHP"),
+        ("CHF 12.50", "12.50", "CHF"),
     ],
 )
 def test_parse_money(text: str, amount: str, currency: str) -> None:
     assert parse_money(text) == Money(Decimal(amount), currency)
 
 
-@pytest.mark.parametrize("text", ["$300.00 to $350.00", "$1,599.99 – $1,799.99", "$650.00 - $900"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "$300.00 to $350.00",
+        "$1,599.99 – $1,799.99",
+        "$650.00 - $900",
+        "S/. 2.00 a S/. 5.00",
+        "S$ 2.00 to S$ 5.00",
+        "S/ 10,00 - S/ 20,00",
+    ],
+)
 def test_price_ranges_are_refused(text: str) -> None:
     with pytest.raises(PriceTextError) as caught:
         parse_money(text)
@@ -42,8 +73,9 @@ def test_price_ranges_are_refused(text: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    # eBay localized for a visitor from Peru; symbols price-parser knows but we do not.
-    ["S/. 16.88", "S/ 16.88", "R$ 100,00", "₹1,000", "kr 100", "MX$100", "Fr. 12.50"],
+    # Symbols shared by several currencies ("kr": SEK, NOK, DKK, ISK) or that we do not
+    # map: never read as dollars.
+    ["kr 100", "Fr. 12.50", "NT$1,000", "₩10,000", "Bs. 100"],
 )
 def test_unknown_currencies_are_refused_not_read_as_dollars(text: str) -> None:
     with pytest.raises(PriceTextError) as caught:
@@ -61,18 +93,20 @@ def test_dollar_sign_alone_stays_usd_and_pound_is_gbp() -> None:
 
 
 def test_shipping_in_an_unknown_currency_is_unknown() -> None:
-    assert parse_shipping("+S/. 5.00 delivery") is None
+    assert parse_shipping("+kr 50 delivery") is None
+    assert parse_shipping("+S/. 5.00 de envío") == Money(Decimal("5.00"), "PEN")
+    assert parse_shipping("Envío gratis", "PEN") == Money(Decimal(0), "PEN")
     assert parse_shipping("Free international postage", "GBP") == Money(Decimal(0), "GBP")
 
 
 def test_pipeline_counts_an_unknown_currency() -> None:
-    price, issue = price_fields("S/. 2,999.00")
+    price, issue = price_fields("kr 29 990")
     listing = RawListing(
         source="ebay",
         listing_id="1",
         title="NVIDIA GeForce RTX 4090 Founders Edition 24GB",
         url="https://www.ebay.com/itm/1",
-        price_text="S/. 2,999.00",
+        price_text="kr 29 990",
         price=price,
         price_issue=issue,
         condition=Condition.USED,
@@ -116,6 +150,14 @@ def test_parse_shipping(text: str, expected: Money | None) -> None:
         ("New other (see details)", Condition.OPEN_BOX),
         ("Brand new", Condition.NEW),
         ("New", Condition.NEW),
+        # The Spanish UI's labels.
+        ("Totalmente nuevo", Condition.NEW),
+        ("Nuevo", Condition.NEW),
+        ("Nuevo (otro)", Condition.OPEN_BOX),
+        ("De segunda mano", Condition.USED),
+        ("Usado", Condition.USED),
+        ("Reacondicionado", Condition.REFURBISHED),
+        ("Para piezas o no funciona", Condition.FOR_PARTS),
         ("", Condition.UNKNOWN),
         ("NVIDIA", Condition.UNKNOWN),
     ],

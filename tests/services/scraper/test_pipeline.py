@@ -88,7 +88,7 @@ def test_normalize_drops_with_explicit_reasons() -> None:
         "missing_price": listing("b", price=None, price_text=None),
         "for_parts": listing("c", condition=Condition.FOR_PARTS),
         "out_of_stock": listing("d", in_stock=False),
-        "currency": listing("e", price=Money(Decimal("2000"), "CAD")),
+        "no_exchange_rate": listing("e", price=Money(Decimal("2000"), "CAD")),
         "box_only": listing("f", "RTX 4090 EMPTY BOX ONLY"),
         "laptop": listing("g", "Gaming laptop RTX 4090"),
         "no_gpu_found": listing("h", "Noctua NH-D15 cooler"),

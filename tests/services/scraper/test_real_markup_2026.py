@@ -5,7 +5,8 @@ samples/blocks/PROVENANCE.md); where a test edits one, it says what it changed.
 - a notice (`srp-river-answer--REWRITE_START`) never hides the listings; cards of which
   none reads as a listing are a `parse_failure`;
 - a live auction's current bid is stored as measure `bid`, never as an asking price;
-- eBay.de prices ("EUR 17,72", "EUR a bis EUR b") and www.ebay.com 2026 ranges;
+- eBay.de prices ("EUR 17,72", "EUR a bis EUR b"), judged in dollars at a dated rate, and
+  www.ebay.com 2026 ranges;
 - bot-block pages are `blocked`, never "0 listings" nor a success.
 """
 
@@ -15,7 +16,7 @@ import asyncio
 import json
 import random
 from collections import Counter
-from datetime import timedelta
+from datetime import date, timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,7 @@ from services.cli.main import app
 from services.scraper import pipeline, store
 from services.scraper.blocks import block_page
 from services.scraper.errors import Blocked, FetchError, LayoutChanged
+from services.scraper.exchange import Exchange, rate_table
 from services.scraper.fetch import Fetcher
 from services.scraper.listing import Condition, ListingType, RawListing
 from services.scraper.money import Money, is_price_range, parse_money, parse_shipping
@@ -216,12 +218,13 @@ def test_one_euro_price_is_not_a_range() -> None:
     assert parse_shipping("Gratis 2-3 Tage Lieferung", "EUR") == Money(Decimal(0), "EUR")
 
 
-def test_euro_listings_are_kept_out_with_the_reason_currency(scrape_env: ScrapeEnv) -> None:
+def test_euro_listings_are_judged_in_dollars_at_the_runs_rate(scrape_env: ScrapeEnv) -> None:
     scrape_env.server.route(PATHS["ebay"], sample_file("ebay", "real_de_active.html"))
     [report] = scrape_env.run(["ebay"])
-    # The exact card on the active and on the sold search: no exchange rate, no price.
+    # The exact card on the active and on the sold search: euros with a rate of the run's
+    # week, so it gets to the title matcher, which refuses a LEGO set.
     assert report.status == "ok" and report.listings == 2
-    assert report.rejected == Counter({"normalize.currency": 2})
+    assert report.rejected == Counter({"normalize.no_gpu": 2})
     assert report.stored == 0
     with Session(scrape_env.engine) as session:
         assert session.exec(select(PriceObservation)).first() is None
@@ -235,11 +238,17 @@ def test_parse_page_shows_euros_as_euros() -> None:
     [line] = [json.loads(text) for text in result.stdout.splitlines()]
     assert (line["price"], line["currency"], line["shipping_currency"]) == ("399.99", "EUR", "EUR")
     assert line["reason"] == "no_gpu"  # a LEGO set: the matcher's verdict comes first
-    # The same card were it a GPU: kept out for its currency.
+    # The same card were it a GPU: kept out without a rate of its day, kept with one.
     [card] = ebay.parse(DE_ACTIVE.read_bytes(), DE_ACTIVE_URL)
     bounds = pipeline.PriceBounds(Decimal(20), Decimal(100000))
     verdict = listing_verdict(card, lambda _title: _Match("rtx-3090"), bounds)
-    assert (verdict.gpu_id, verdict.reason) == ("rtx-3090", "currency")
+    assert (verdict.gpu_id, verdict.reason) == ("rtx-3090", "no_exchange_rate")
+    late = Exchange(rate_table(), date(2026, 12, 8))  # five weeks past the table's end
+    verdict = listing_verdict(card, lambda _title: _Match("rtx-3090"), bounds, late)
+    assert verdict.reason == "no_exchange_rate"
+    captured = Exchange(rate_table(), date(2026, 4, 14))
+    verdict = listing_verdict(card, lambda _title: _Match("rtx-3090"), bounds, captured)
+    assert (verdict.gpu_id, verdict.reason) == ("rtx-3090", None)
 
 
 # --- Live auctions: a current bid is not an asking price -------------------------------

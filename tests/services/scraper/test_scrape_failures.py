@@ -165,7 +165,8 @@ def test_not_modified_pages_are_reused(scrape_env: ScrapeEnv) -> None:
 def test_dry_run_writes_nothing(scrape_env: ScrapeEnv) -> None:
     reports = scrape_env.run(["ebay", "azure"], dry_run=True)
     assert [r.status for r in reports] == ["dry_run", "dry_run"]
-    assert reports[0].stored == 7 and reports[1].cloud_offers == 6
+    # eBay: 4 asks (one of them priced in CAD, at the run's ECB rate) and 4 sales.
+    assert reports[0].stored == 8 and reports[1].cloud_offers == 6
     with Session(scrape_env.engine) as session:
         assert session.exec(select(SourceStatus)).first() is None
         assert session.exec(select(PriceObservation)).first() is None
@@ -178,7 +179,7 @@ def test_sold_listings_are_stored_once_across_runs(scrape_env: ScrapeEnv) -> Non
     # Sold records keep their sale date, so the second run finds them stored already;
     # the active listings are dated again by the new run.
     assert again.rejected["dedupe.already_stored"] == 4
-    assert source_counts(scrape_env) == {"ebay": 6, "ebay:sold": 4}
+    assert source_counts(scrape_env) == {"ebay": 8, "ebay:sold": 4}
 
 
 def test_a_harvest_the_store_refuses_is_a_recorded_failure_and_the_run_goes_on(

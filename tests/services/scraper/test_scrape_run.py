@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from decimal import Decimal
 
 from fastapi.testclient import TestClient
@@ -12,6 +12,7 @@ from sqlmodel import Session, select
 from services.api.app import create_app
 from shared.models import CloudOffer, PriceObservation, Score
 from shared.sources.status import SourceStatus
+from tests.services.scraper.ecb_oracle import usd_per
 from tests.services.scraper.scrape_env import RUN_AT, ScrapeEnv, by_source
 
 
@@ -38,7 +39,9 @@ def test_scrape_fills_the_database_from_every_adapter_and_recommend_uses_it(
 
     stored = observations(scrape_env)
     assert Counter(o.source for o in stored) == {
-        "ebay": 3,  # 4090 FE, TUF 3090, A100; parts, box, laptop, CAD and a range rejected
+        # 4090 FE, TUF 3090, A100, the H100 priced in CAD; parts, box, laptop, a range
+        # rejected.
+        "ebay": 4,
         "ebay:sold": 4,
         "ebay_browse": 2,
         "newegg": 4,
@@ -57,7 +60,12 @@ def test_scrape_fills_the_database_from_every_adapter_and_recommend_uses_it(
     open_box = by_id[("ebay_browse", "296512341234/598765432100")]
     assert (open_box.gpu_id, open_box.condition) == ("rtx-a6000", "used")
     assert reports["ebay"].rejected["normalize.for_parts"] == 1
-    assert reports["ebay"].rejected["normalize.currency"] == 1
+    # C $38,500.00 + C $120.00 delivery, at the ECB rate of 2026-10-30 (the newest before
+    # the run's day).
+    cad = by_id[("ebay", "364455667788")]
+    cad_usd = (Decimal("38620.00") * usd_per("CAD", date(2026, 10, 30))).quantize(Decimal("0.01"))
+    assert (cad.gpu_id, cad.price_usd) == ("h100-pcie", cad_usd)
+    assert reports["ebay"].rejected["normalize.no_exchange_rate"] == 0
     assert reports["newegg"].rejected["normalize.out_of_stock"] == 1
 
     cloud = Counter((o.provider, o.gpu_id) for o in offers(scrape_env))
