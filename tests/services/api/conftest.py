@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import timedelta
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -41,11 +42,15 @@ def _load_market(url: str) -> None:
     with session_scope(engine) as session:
         seed_catalog(session)
         for gpu_id, condition, usd, kind in MARKET:
-            session.add(
-                make_observation(
-                    gpu_id=gpu_id, condition=condition, usd=usd, kind=kind, observed_at=NOW
+            # Three asks around each price, whose median is the price: one ask is a market
+            # of one, not a market price.
+            for step in (Decimal("0.99"), Decimal("1"), Decimal("1.01")):
+                price = (Decimal(str(usd)) * step).quantize(Decimal("0.01"))
+                session.add(
+                    make_observation(
+                        gpu_id=gpu_id, condition=condition, usd=price, kind=kind, observed_at=NOW
+                    )
                 )
-            )
         session.flush()
         recompute(session)
     engine.dispose()
