@@ -105,22 +105,24 @@ def test_a_memory_tier_moving_apart_from_its_segment_gets_its_own_index():
     assert small.change(START, START + 23) < pooled_change - 0.04
 
 
+def _new_then_slower(m: int) -> float:
+    """New prices fall 5 % a month for a year, then 1 % a month (log)."""
+    return -0.05 * m if m < 12 else -0.6 - 0.01 * (m - 12)
+
+
 def test_a_used_index_follows_the_new_one_across_months_without_used_data():
     peers = dict.fromkeys(("card-a", "card-b"), ("consumer",))
     points = []
     for card, level in (("card-a", 7.0), ("card-b", 6.0)):
         for m in range(24):
-            # New prices fall 3 % a month throughout; used prices are seen only in the
-            # first and last four months and fell as much in between.
-            points.append(
-                MonthlyPoint(card, "new", "shop", START + m, math.exp(level - 0.03 * m), 3)
-            )
+            new_usd = math.exp(level + _new_then_slower(m))
+            points.append(MonthlyPoint(card, "new", "shop", START + m, new_usd, 3))
+            # Used prices (40 % below new) are seen only in the first and last 4 months.
             if m < 4 or m >= 20:
-                used = math.exp(level - 0.4 - 0.03 * m)
-                points.append(MonthlyPoint(card, "used", "ebay", START + m, used, 3))
+                used_usd = math.exp(level - 0.4 + _new_then_slower(m))
+                points.append(MonthlyPoint(card, "used", "ebay", START + m, used_usd, 3))
     [used] = build_index(points, peers).for_card("card-a", "used")
-    # Halfway through the gap the used index has fallen with the new one, not in a line
-    # between its two ends alone (which would be the same here) nor flat: its step at
-    # month 12 is the new index's.
-    step = used.values[START + 12] - used.values[START + 11]
-    assert math.isclose(step, -0.03, abs_tol=0.005)
+    # Across the gap the used index steps as the new one did (-5 % then -1 % a month),
+    # not in equal steps between its two ends (-3 % a month) nor flat.
+    assert math.isclose(used.values[START + 8] - used.values[START + 7], -0.05, abs_tol=0.01)
+    assert math.isclose(used.values[START + 16] - used.values[START + 15], -0.01, abs_tol=0.01)
