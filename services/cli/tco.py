@@ -33,6 +33,8 @@ def summary(report: TcoReport) -> dict[str, object]:
         "cost_per_unit": _dict(report.own_cost),
         "cloud_cost_per_unit": _dict(report.cloud_cost),
         "assumptions": [asdict(a) for a in report.assumptions],
+        # As GET /tco: only with --as-of.
+        **({} if report.as_of is None else report.as_of.fields(report.model_version)),
     }
 
 

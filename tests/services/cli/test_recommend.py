@@ -69,6 +69,11 @@ QUERIES = [
         ["--task", "cv", "--phase", "inference", "--budget-usd", "3000", "--limit", "4"],
         {"task": "cv", "phase": "inference", "budget_usd": "3000", "limit": "4"},
     ),
+    # As of a past date: the prices observed by then, aged as of that day.
+    (
+        ["--task", "cv", "--memory-gb", "24", "--as-of", "2026-09-30"],
+        {"task": "cv", "memory_gb": "24", "as_of": "2026-09-30"},
+    ),
 ]
 
 
