@@ -22,15 +22,12 @@ def check(request: PriceCheckRequest) -> None:
     body POST /prices/check answers; stores nothing and fires no alert."""
     from services.cli.context import cli_context
     from shared.kit.errors import InputError
-    from shared.pricing.quarantine import QuarantineRules
-    from shared.scoring.price_check import MarketRules, check_price
+    from shared.scoring.check_as_of import check_quote
 
     try:
         with cli_context() as ctx, ctx.session() as session:
-            rules = QuarantineRules.from_settings(ctx.settings)
-            market = MarketRules.from_settings(ctx.settings)
-            now = datetime.now(UTC)
-            result = check_price(session, request, rules, now, market_rules=market)
+            # With --as-of: as of that day's prices, as POST /prices/check answers.
+            result = check_quote(session, request, ctx.settings, ctx.model, datetime.now(UTC))
     except InputError as exc:
         raise fail(str(exc), exc.valid) from None
     typer.echo(result.model_dump_json(indent=2))

@@ -29,7 +29,7 @@ from decimal import Decimal
 from statistics import NormalDist
 
 from sqlalchemy import func
-from sqlmodel import Session, col, select
+from sqlmodel import Session, select
 
 from shared.builds.build import perf_per_dollar
 from shared.builds.schemas import Pricing
@@ -56,6 +56,7 @@ from shared.scoring.schemas import (
     Verdict,
     availability_out,
 )
+from shared.scoring.score_rows import ScoreRows
 from shared.scoring.value import per_dollar_interval, price_band
 
 # The band is the 80 % interval: below its low end is cheaper than 9 in 10 market prices.
@@ -128,6 +129,7 @@ def check_price(
     now: datetime,
     *,
     market_rules: MarketRules | None = None,
+    score_rows: ScoreRows | None = None,
 ) -> PriceCheckOut:
     """The check (see the module docstring); UnknownGpu (422) for a name not in the
     catalog, InputError (422) for a price that does not fit the condition."""
@@ -135,7 +137,9 @@ def check_price(
     quote = quoted(req)
     market_rules = market_rules or MarketRules()
     spec = load_catalog().by_id[gpu_id]
-    scores = _scores(session, gpu_id, req.task)
+    # The stored rows, or as of a past date rows computed from the prices seen by then.
+    rows = score_rows or ScoreRows(session)
+    scores = _scores(rows, gpu_id, req.task)
     market = scores.get(quote.condition)
     total = quote.usd * req.count
     evidence, percentile = _evidence(market, quote, session, gpu_id)
@@ -153,8 +157,10 @@ def check_price(
     )
     verdict: Verdict = "suspicious" if suspicion else _verdict(percentile)
     memory = req.memory_gb if req.memory_gb is not None else spec.memory_gb
-    alternatives = _alternatives(session, req.task, total, memory, quote)
-    currency = Currency(now, market_rules.window_days, market_rules.stale_days)
+    alternatives = _alternatives(rows, req.task, total, memory, quote)
+    # As of a past date: only the offers seen by then are current.
+    seen_before = rows.as_of.before if rows.as_of is not None else None
+    currency = Currency(now, market_rules.window_days, market_rules.stale_days, seen_before)
     keys = {supply_key(gpu_id, quote.condition)} | {
         supply_key(a.gpu, _alternative_condition(a)) for a in alternatives
     }
@@ -187,15 +193,10 @@ def check_price(
     )
 
 
-def _scores(session: Session, gpu_id: str, task: str) -> dict[str, Score]:
+def _scores(rows: ScoreRows, gpu_id: str, task: str) -> dict[str, Score]:
     """The card's Score rows of the task, purchases and rentals, by condition."""
-    query = select(Score).where(
-        Score.gpu_id == gpu_id,
-        Score.task == task,
-        Score.precision == PRECISION,
-        col(Score.condition).in_([*PURCHASE_GROUPS, *RENTALS]),
-    )
-    return {s.condition: s for s in session.exec(query)}
+    found = rows.select_any(task, PRECISION, [*PURCHASE_GROUPS, *RENTALS], gpu_id)
+    return {s.condition: s for s in found}
 
 
 def _banded(score: Score | None) -> bool:
@@ -391,7 +392,7 @@ def _alternative_condition(a: AlternativeOut) -> str:
 
 
 def _alternatives(
-    session: Session, task: str, total: Decimal, memory_gb: float, quote: _Quote
+    score_rows: ScoreRows, task: str, total: Decimal, memory_gb: float, quote: _Quote
 ) -> list[AlternativeOut]:
     """The best card per kind with `memory_gb` or more, by perf per dollar (GPU alone, as
     the quote) at the low end of its interval: bought used or new and rented on demand for
@@ -400,14 +401,11 @@ def _alternatives(
     kinds: dict[AlternativeKind, str] = (
         {"cloud": quote.condition} if quote.rental else dict(ALTERNATIVE_CONDITIONS)
     )
-    rows = session.exec(
-        select(Score).where(
-            Score.task == task,
-            Score.precision == PRECISION,
-            col(Score.condition).in_(sorted(kinds.values())),
-            col(Score.unranked_reason).is_(None),
-        )
-    ).all()
+    rows = [
+        s
+        for s in score_rows.select_any(task, PRECISION, set(kinds.values()))
+        if s.unranked_reason is None
+    ]
     found = []
     for kind, condition in kinds.items():
         candidates = [

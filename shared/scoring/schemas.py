@@ -3,14 +3,15 @@ plain pydantic models, so the CLI's options load without the database layer."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from decimal import Decimal
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from shared.builds.schemas import Task
+from shared.builds.schemas import AS_OF_DESCRIPTION, Task
 from shared.pricing.limits import MAX_USD
+from shared.scoring.as_of_fields import as_of_field, as_of_note_field, model_version_field
 
 Verdict = Literal["suspicious", "below_market", "fair", "above_market", "no_market"]
 AlternativeKind = Literal["used", "new", "cloud"]
@@ -50,6 +51,7 @@ class PriceCheckRequest(BaseModel):
         le=2048,
         description="least memory per GPU of the alternatives (default: the quoted card's)",
     )
+    as_of: str | None = Field(default=None, description=AS_OF_DESCRIPTION, examples=["2026-09-30"])
 
 
 class EvidenceOut(BaseModel):
@@ -175,3 +177,6 @@ class PriceCheckOut(BaseModel):
     alternatives_memory_gb: float = Field(description="least memory per GPU of the alternatives")
     alternatives: list[AlternativeOut]
     stored: bool = Field(default=False, description="always false: a check stores nothing")
+    as_of: date | None = as_of_field()
+    as_of_note: str | None = as_of_note_field()
+    model_version: str | None = model_version_field()

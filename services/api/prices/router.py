@@ -7,8 +7,9 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 
+from services.api.as_of import AS_OF_INPUT, AS_OF_RULE
 from services.api.auth import KEY_OPTIONAL, OptionalKey, WriteKey
-from services.api.deps import MAX_OFFSET, SessionDep, SettingsDep, catalog_gpu
+from services.api.deps import MAX_OFFSET, ModelDep, SessionDep, SettingsDep, catalog_gpu
 from services.api.errors import InvalidParameter
 from services.api.openapi_inputs import inputs, rule
 from services.api.prices import service
@@ -17,9 +18,8 @@ from shared.alerts.keys import quote_viewer
 from shared.catalog.aliases import catalog_id
 from shared.kit.money import CENT
 from shared.pricing.intake import PriceInput, record_price
-from shared.pricing.quarantine import QuarantineRules
+from shared.scoring.check_as_of import check_quote as check_quote_as_of
 from shared.scoring.compute import SourceHealth
-from shared.scoring.price_check import MarketRules, check_price
 from shared.scoring.schemas import PriceCheckOut, PriceCheckRequest
 
 router = APIRouter(tags=["prices"])
@@ -47,6 +47,8 @@ CHECK_INPUTS = inputs(
         )
     ]
 )
+# as_of: checked against the stored prices (shared/scoring/as_of.py).
+AS_OF_CHECK = inputs([AS_OF_RULE], as_of=AS_OF_INPUT)
 QUOTE_INPUTS = inputs(
     rules=[rule("at least 0.01 once rounded to the cent", "usd")],
     url={"pattern": WEB_URL},
@@ -104,19 +106,19 @@ def get_prices(
 
 
 @router.post(
-    "/prices/check", response_model=PriceCheckOut, openapi_extra={**KEY_OPTIONAL, **CHECK_INPUTS}
+    "/prices/check",
+    response_model=PriceCheckOut,
+    openapi_extra={**KEY_OPTIONAL, **CHECK_INPUTS, **AS_OF_CHECK},
 )
 def check_quote(
-    body: PriceCheckRequest, session: SessionDep, settings: SettingsDep
+    body: PriceCheckRequest, session: SessionDep, settings: SettingsDep, model: ModelDep
 ) -> PriceCheckOut:
     """Check a quote against today's market before signing: its percentile in today's
     price band of that card and condition (a cloud quote: its rental), a verdict with its
     reason (suspicious: far below every band), the evidence, how much market stands
     behind the price, and what the same money buys used, new or rented. Read only:
-    nothing is stored, no alert fires."""
-    rules = QuarantineRules.from_settings(settings)
-    market = MarketRules.from_settings(settings)
-    return check_price(session, body, rules, datetime.now(UTC), market_rules=market)
+    nothing is stored, no alert fires. With as_of: as of that day's prices."""
+    return check_quote_as_of(session, body, settings, model, datetime.now(UTC))
 
 
 @router.post("/prices", response_model=PriceCreated, status_code=201, openapi_extra=QUOTE_INPUTS)

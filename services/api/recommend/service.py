@@ -212,7 +212,7 @@ def recommend(
         _result(rank_no, e, query, settings, now, quotes.get(e.row.spec.id), model.reference_gpu)
         for rank_no, e in enumerate(ranking.entries, start=1)
     ]
-    _show_availability(session, ranking.entries, results, settings, now)
+    _show_availability(session, ranking.entries, results, settings, now, as_of)
     market = MarketAgesOut(**asdict(ranking.market)) if ranking.market else None
     return RecommendResponse(
         query=query,
@@ -365,11 +365,14 @@ def _show_availability(
     results: list[RecommendResult],
     settings: Settings,
     now: datetime,
+    as_of: AsOf | None = None,
 ) -> None:
     """Each result's evidence of supply (shared/pricing/availability.py): its price's
-    market group, or its rental, counted for all results at once."""
+    market group, or its rental, counted for all results at once (as of a past date: of
+    the offers seen by then)."""
     keys = [supply_key(e.row.spec.id, _supply_condition(e.row.score)) for e in entries]
-    supply = availability_of(session, set(keys), Currency.from_settings(settings, now))
+    currency = Currency.from_settings(settings, now) if as_of is None else as_of.currency(settings)
+    supply = availability_of(session, set(keys), currency)
     for result, key in zip(results, keys, strict=True):
         result.availability = availability_out(supply.get(key))
 

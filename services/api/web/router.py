@@ -333,7 +333,9 @@ class PriceCheckPageRoute(HtmlPageRoute):
         return HTMLResponse(html, status_code=status)
 
 
-def price_check_page(request: Request, session: SessionDep, settings: SettingsDep) -> HTMLResponse:
+def price_check_page(
+    request: Request, session: SessionDep, settings: SettingsDep, model: ModelDep
+) -> HTMLResponse:
     """A vendor's quote against today's market, on the quote page: POST /prices/check's
     body as the query, its validation and its route function. Read only, as the API's
     check is, so a GET form (shareable, works without JavaScript) is safe."""
@@ -344,7 +346,7 @@ def price_check_page(request: Request, session: SessionDep, settings: SettingsDe
             body = check_body(query)
         except ValidationError as exc:  # the same field names and messages as the JSON 422
             raise RequestValidationError(exc.errors()) from exc
-        answer = check_quote(body, session, settings)
+        answer = check_quote(body, session, settings, model)
     check = check_context(query, answer)
     context = quotes_context({}, None, standard_quotes(session), check)
     return HTMLResponse(render("quotes.html", errors=[], **context))

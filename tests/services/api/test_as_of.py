@@ -1,4 +1,4 @@
-"""`as_of=YYYY-MM-DD` on /recommend, /gpus/{id} and /tco: only the prices
+"""`as_of=YYYY-MM-DD` on /recommend, /gpus/{id}, /tco and /prices/check: only the prices
 observed by the end of that day answer, with that day as today; the answer names the day
 and the (current) model; a date out of range or malformed is a 422 naming as_of and the
 range. Dates are relative to the suite's today (tests/clock.py)."""
@@ -72,7 +72,8 @@ def _get(client: TestClient, path: str, **params: Any) -> dict[str, Any]:
 def _result(body: dict[str, Any], gpu_id: str) -> dict[str, Any]:
     found = [r for r in body["results"] if r["gpu"]["id"] == gpu_id]
     assert found, [u["reason"] for u in body["unranked"]]
-    return found[0]
+    result: dict[str, Any] = found[0]
+    return result
 
 
 def _says_as_of(body: dict[str, Any], day: str) -> None:
@@ -108,9 +109,13 @@ def test_recommend_as_of_today_matches_the_live_prices(client: TestClient) -> No
     for condition in ("new", "used"):
         live = _get(client, "/recommend", task="cv", condition=condition, memory_gb=24)
         now = _get(client, "/recommend", task="cv", condition=condition, memory_gb=24, as_of=today)
-        prices = [(r["gpu"]["id"], r["price"]["usd"], r["price"]["band_usd"]) for r in live["results"]]
+        prices = [
+            (r["gpu"]["id"], r["price"]["usd"], r["price"]["band_usd"]) for r in live["results"]
+        ]
         assert prices
-        assert [(r["gpu"]["id"], r["price"]["usd"], r["price"]["band_usd"]) for r in now["results"]] == prices
+        assert [
+            (r["gpu"]["id"], r["price"]["usd"], r["price"]["band_usd"]) for r in now["results"]
+        ] == prices
 
 
 @pytest.mark.parametrize(
@@ -122,12 +127,19 @@ def test_recommend_as_of_today_matches_the_live_prices(client: TestClient) -> No
         ("last week", "not a date"),
     ],
 )
-def test_as_of_out_of_range_or_malformed_is_a_422(client: TestClient, as_of: str, says: str) -> None:
+def test_as_of_out_of_range_or_malformed_is_a_422(
+    client: TestClient, as_of: str, says: str
+) -> None:
     valid = f"{FIRST.date().isoformat()}..{TODAY.date().isoformat()}"
     checks = [
         ("get", "/recommend", {"params": {"task": "cv", "as_of": as_of}}),
         ("get", "/gpus/rtx-3090", {"params": {"as_of": as_of}}),
         ("get", "/tco", {"params": {"gpu": "rtx-3090", "as_of": as_of}}),
+        (
+            "post",
+            "/prices/check",
+            {"json": {"gpu": "rtx-3090", "usd": "700", "condition": "used", "as_of": as_of}},
+        ),
     ]
     for method, path, kwargs in checks:
         response = getattr(client, method)(path, **kwargs)
@@ -178,3 +190,31 @@ def test_tco_as_of_uses_only_prices_observed_by_then(client: TestClient) -> None
     fresh = _get(client, "/tco", gpu="rtx-4090", condition="new")
     assert _tco_prices(today) == _tco_prices(fresh)
 
+
+def _check(client: TestClient, **body: Any) -> dict[str, Any]:
+    response = client.post("/prices/check", json=body)
+    assert response.status_code == 200, response.text
+    answer: dict[str, Any] = response.json()
+    return answer
+
+
+def test_price_check_as_of_uses_only_prices_observed_by_then(client: TestClient) -> None:
+    quote = {"gpu": "rtx-3090", "usd": "700", "condition": "used"}
+    live = _check(client, **quote)
+    past = _check(client, **quote, as_of=AS_OF)
+    assert Decimal(live["evidence"]["today_usd"]) == Decimal("500")
+    assert Decimal(past["evidence"]["today_usd"]) == Decimal("800")
+    assert past["evidence"]["observed_at"][:10] == BEFORE.date().isoformat()
+    _says_as_of(past, AS_OF)
+    assert "as_of" not in live and "model_version" not in live
+    rental = {"gpu": "rtx-4090", "usd_per_hour": "0.6", "condition": "cloud"}
+    assert Decimal(_check(client, **rental, as_of=AS_OF)["evidence"]["today_usd"]) == Decimal("0.7")
+    assert Decimal(_check(client, **rental)["evidence"]["today_usd"]) == Decimal("0.4")
+
+
+def test_price_check_as_of_today_matches_the_live_band(client: TestClient) -> None:
+    quote = {"gpu": "rtx-4090", "usd": "1700", "condition": "new"}
+    live = _check(client, **quote)
+    now = _check(client, **quote, as_of=TODAY.date().isoformat())
+    assert now["evidence"] == live["evidence"]
+    assert now["percentile"] == live["percentile"]
