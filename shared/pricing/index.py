@@ -349,7 +349,14 @@ class IndexCache:
         self._fitted: OrderedDict[tuple[object, ...], MarketIndex] = OrderedDict()
         self._pending: dict[tuple[object, ...], Future[MarketIndex]] = {}
 
-    def get(self, key: tuple[object, ...], fit: Callable[[], MarketIndex]) -> MarketIndex:
+    def get(
+        self,
+        key: tuple[object, ...],
+        fit: Callable[[], MarketIndex],
+        then: Callable[[MarketIndex], object] | None = None,
+    ) -> MarketIndex:
+        """The index of `key`, produced by `fit` once; `then` runs on it in the producing
+        thread after the callers waiting for it have it (storing it delays none of them)."""
         while True:
             with self._lock:
                 found = self._fitted.get(key)
@@ -361,7 +368,10 @@ class IndexCache:
                 if pending is None:
                     pending = self._pending[key] = Future()
             if leading:
-                return self._lead(key, fit, pending)
+                fitted = self._lead(key, fit, pending)
+                if then is not None:
+                    then(fitted)
+                return fitted
             try:
                 return pending.result()
             except Exception:
@@ -406,18 +416,22 @@ def _fitted_once(
     process stored at that revision, else fitted here and stored (once per key at a time,
     see IndexCache)."""
     at = index_store.revision(name, watermark(session))
+    fitted_here: list[MarketIndex] = []
 
     def produce() -> MarketIndex:
         stored = index_store.load(session, name, at, sys.modules[__name__])
         if isinstance(stored, MarketIndex):
             return stored
-        fitted = fit()
-        index_store.save(
-            session, name, at, fitted, lambda own: index_store.revision(name, watermark(own))
-        )
-        return fitted
+        fitted_here.append(fit())
+        return fitted_here[0]
 
-    return INDEXES.get((_database(session), name, at), produce)
+    def store(fitted: MarketIndex) -> None:
+        if fitted_here:
+            index_store.save(
+                session, name, at, fitted, lambda own: index_store.revision(name, watermark(own))
+            )
+
+    return INDEXES.get((_database(session), name, at), produce, store)
 
 
 def _database(session: Session) -> str:

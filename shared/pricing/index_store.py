@@ -43,7 +43,9 @@ _FIT_MODULES = (
     "shared.pricing.measures",
     "shared.pricing.index_codec",
 )
-# How long storing a fit may wait for a lock held by another writer.
+# How long storing a fit may wait for a row lock on PostgreSQL. On SQLite it waits for none:
+# the one write lock is often held by the very transaction that asked for the index (a
+# recompute writing scores), so any wait would be spent in full and then fail.
 _LOCK_WAIT_MS = 250
 
 
@@ -126,11 +128,11 @@ def save(
 
 @contextmanager
 def _short_lock_wait(connection: Connection) -> Iterator[None]:
-    """Wait at most _LOCK_WAIT_MS for a lock: on SQLite for the one writer's lock (the
-    connection's busy timeout, restored after), on PostgreSQL for a row lock."""
+    """Wait for no lock on SQLite (the connection's busy timeout, restored after), at most
+    _LOCK_WAIT_MS for a row lock on PostgreSQL."""
     if connection.dialect.name == "sqlite":
         before = int(connection.exec_driver_sql("PRAGMA busy_timeout").scalar() or 0)
-        setting, reset = f"PRAGMA busy_timeout = {_LOCK_WAIT_MS}", f"PRAGMA busy_timeout = {before}"
+        setting, reset = "PRAGMA busy_timeout = 0", f"PRAGMA busy_timeout = {before}"
     else:
         setting, reset = f"SET lock_timeout = '{_LOCK_WAIT_MS}ms'", "RESET lock_timeout"
     # Session level on both (SET LOCAL would have to follow the transaction's BEGIN).
