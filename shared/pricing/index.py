@@ -427,7 +427,7 @@ def _fitted_once(
 
     def store(fitted: MarketIndex) -> None:
         if fitted_here:
-            index_store.save(
+            index_store.save_later(
                 session, name, at, fitted, lambda own: index_store.revision(name, watermark(own))
             )
 

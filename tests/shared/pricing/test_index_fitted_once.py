@@ -89,6 +89,7 @@ def _add_sale(engine: Engine, usd: str, **overrides: Any) -> None:
 
 
 def _stored(engine: Engine) -> dict[str, str]:
+    index_store.wait_saved()
     with Session(engine) as session:
         return {row.name: row.revision for row in session.exec(select(IndexFit))}
 
@@ -173,6 +174,7 @@ def test_a_stored_fit_the_classes_cannot_read_is_refitted_and_replaced(
     # As if written by code whose MarketIndex had another field (under the same revision).
     unreadable = {"__dataclass__": "MarketIndex", "fields": {"no_such_field": 1}}
     body = zlib.compress(json.dumps(unreadable).encode())
+    index_store.wait_saved()
     with market_db.begin() as connection:
         connection.execute(text("UPDATE index_fit SET body = :body"), {"body": body})
     INDEXES.clear()
@@ -180,6 +182,7 @@ def test_a_stored_fit_the_classes_cannot_read_is_refitted_and_replaced(
     with Session(market_db) as session:
         refitted = market_index(session)
     assert counter.fits == 1 and refitted == first
+    index_store.wait_saved()
     INDEXES.clear()
     with Session(market_db) as session:
         assert market_index(session) == first
