@@ -44,11 +44,12 @@ CHECK_INPUTS = inputs(
             "usd",
             "usd_per_hour",
             "pricing",
-        )
-    ]
+        ),
+        # as_of: checked against the stored prices (shared/scoring/as_of.py).
+        AS_OF_RULE,
+    ],
+    as_of=AS_OF_INPUT,
 )
-# as_of: checked against the stored prices (shared/scoring/as_of.py).
-AS_OF_CHECK = inputs([AS_OF_RULE], as_of=AS_OF_INPUT)
 QUOTE_INPUTS = inputs(
     rules=[rule("at least 0.01 once rounded to the cent", "usd")],
     url={"pattern": WEB_URL},
@@ -108,7 +109,7 @@ def get_prices(
 @router.post(
     "/prices/check",
     response_model=PriceCheckOut,
-    openapi_extra={**KEY_OPTIONAL, **CHECK_INPUTS, **AS_OF_CHECK},
+    openapi_extra={**KEY_OPTIONAL, **CHECK_INPUTS},
 )
 def check_quote(
     body: PriceCheckRequest, session: SessionDep, settings: SettingsDep, model: ModelDep
