@@ -182,16 +182,22 @@ class MarketIndex:
     peers: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     # gpu id -> its memory tier (see `memory_tiers`).
     tiers: Mapping[str, str] = field(default_factory=dict)
-    # (gpu id, group, series) -> month -> the monthly price the fit saw (what a sibling
+    # (gpu id, group) -> series -> month -> the monthly price the fit saw (what a sibling
     # cost when a card was last seen: shared/pricing/siblings.py).
-    monthly: Mapping[tuple[str, str, str], Mapping[int, float]] = field(default_factory=dict)
+    monthly: Mapping[tuple[str, str], Mapping[str, Mapping[int, float]]] = field(
+        default_factory=dict
+    )
+
+    def series_of(self, gpu_id: str, group: str) -> Mapping[str, Mapping[int, float]]:
+        """The card's monthly prices in `group`, by series."""
+        return self.monthly.get((gpu_id, group), {})
 
     def price_near(
         self, gpu_id: str, group: str, series: str, month: int, within: int
     ) -> tuple[int, float] | None:
         """(month, usd) of the card's point in `series` closest to `month`, if one is
         within `within` months."""
-        found = self.monthly.get((gpu_id, group, series), {})
+        found = self.series_of(gpu_id, group).get(series, {})
         near = [m for m in found if abs(m - month) <= within]
         if not near:
             return None
@@ -287,10 +293,13 @@ def build_index(
     groups: dict[GroupKey, GroupIndex] = {}
     for peer, members in sorted(by_peer.items()):
         groups.update(_fit_peer(peer, members, tier_of))
-    monthly: dict[tuple[str, str, str], dict[int, float]] = defaultdict(dict)
+    monthly: dict[tuple[str, str], dict[str, dict[int, float]]] = defaultdict(
+        lambda: defaultdict(dict)
+    )
     for p in points:
-        monthly[(p.gpu_id, p.group, p.series)][p.month] = p.usd
-    index = MarketIndex(groups, MISSING_VOLATILITY, dict(peers), tier_of, dict(monthly))
+        monthly[(p.gpu_id, p.group)][p.series][p.month] = p.usd
+    by_card = {card: dict(series) for card, series in monthly.items()}
+    index = MarketIndex(groups, MISSING_VOLATILITY, dict(peers), tier_of, by_card)
     return replace(index, volatility=_volatility(points, index))
 
 

@@ -86,10 +86,6 @@ def variants() -> dict[str, tuple[tuple[str, float], ...]]:
     }
 
 
-def memory_of(gpu_id: str) -> float:
-    return next(g.memory_gb for g in load_catalog().gpus if g.id == gpu_id)
-
-
 def related(gpu_ids: set[str]) -> set[str]:
     """The cards whose prices the checks of these cards read."""
     found = set(gpu_ids)
@@ -125,9 +121,7 @@ def last_ratio(index: MarketIndex, gpu_id: str, sibling: str, group: str) -> flo
     """The card's price over the sibling's when both were last seen in one series (the
     same measure of the same publisher, within PAIR_MONTHS of each other)."""
     best: tuple[int, float] | None = None
-    for (card, card_group, series), months in index.monthly.items():
-        if card != gpu_id or card_group != group:
-            continue
+    for series, months in index.series_of(gpu_id, group).items():
         for month, usd in months.items():
             near = index.price_near(sibling, group, series, month, PAIR_MONTHS)
             if near is None or near[1] <= 0 or (best is not None and month <= best[0]):
@@ -153,7 +147,8 @@ def disagreement(
         return f"{NEEDS_PRICE}: {own}, outside it {implied.describe()}"
     if group == "used" and new_price is not None and estimate.usd > new_price:
         return f"{NEEDS_PRICE}: {own} used, above its new price ${new_price:,.0f}"
-    memory = memory_of(estimate.gpu_id)
+    spec = load_catalog().get(estimate.gpu_id)
+    memory = spec.memory_gb if spec is not None else 0.0
     for other, other_memory in variants().get(estimate.gpu_id, ()):
         price = fresh.get(other)
         if price is None:
