@@ -7,7 +7,7 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from shared.builds.schemas import AS_OF_DESCRIPTION, Task
 from shared.pricing.limits import MAX_USD
@@ -82,8 +82,18 @@ class AvailabilityOut(BaseModel):
     offers_now: int | None = Field(
         description="cloud offers of the card listed now at this pricing; null for a purchase"
     )
-    window_end: datetime = Field(description="when it was counted")
+    window_end: date = Field(
+        description="the day (UTC) the window ends: the counts are those of the answer's "
+        "moment on that day, so two answers of one day show the same day"
+    )
     note: str | None = Field(default=None, description="set when nothing is in the window")
+
+    @field_validator("window_end", mode="before")
+    @classmethod
+    def _day(cls, value: object) -> object:
+        # The moment a count was taken changes with every request; its day does not, so
+        # the same question asked through the CLI and the API gives the same body.
+        return value.date() if isinstance(value, datetime) else value
 
 
 Availability = AvailabilityOut | Literal["unknown"]
