@@ -40,6 +40,12 @@ def make_observation(**overrides: Any) -> PriceObservation:
     return PriceObservation(**values)
 
 
+def make_asks(count: int = 3, **overrides: Any) -> list[PriceObservation]:
+    """`count` asks of the same card and price on distinct listings: a market price (one
+    or two asks are too thin to be one, GPU_ADVISOR_MARKET_MIN_ASKS)."""
+    return [make_observation(**overrides) for _ in range(count)]
+
+
 def make_offer(gpu_id: str, usd: str, observed_at: datetime, **overrides: Any) -> CloudOffer:
     """One whole-GPU on-demand cloud offer (no spot price) at `usd` per hour."""
     values: dict[str, Any] = {

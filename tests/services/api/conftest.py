@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import timedelta
-from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -15,13 +14,17 @@ from shared.kit.db import make_engine, migrate, session_scope
 from shared.seed import seed_catalog
 from tests.clock import TEST_TODAY
 from tests.conftest import _drop_postgres_database, make_settings, new_database
-from tests.factories import make_observation, recompute
+from tests.factories import make_observation, plain_settings, recompute
 
 # A month before the suite's today (tests/clock.py): fresh on the clock the tests run on.
 # Not datetime.now(): this conftest may be imported before the clock is pinned (when
 # pytest is given a path below this directory).
 NOW = TEST_TODAY.replace(hour=0) - timedelta(days=30)
 MARKET_DAY = NOW.date().isoformat()
+# This market's prices are one ask each: it stands for a market in which one ask is a
+# price, as a deployment with GPU_ADVISOR_MARKET_MIN_ASKS=1 takes it (the default, 3, is
+# tested where thin prices are: tests/shared/pricing/test_siblings.py, test_today.py).
+MARKET_SETTINGS = {"market_min_asks": 1}
 # gpu id, condition, usd, kind
 MARKET = [
     ("rtx-3090", "used", "800", "scraped"),
@@ -42,17 +45,13 @@ def _load_market(url: str) -> None:
     with session_scope(engine) as session:
         seed_catalog(session)
         for gpu_id, condition, usd, kind in MARKET:
-            # Three asks around each price, whose median is the price: one ask is a market
-            # of one, not a market price.
-            for step in (Decimal("0.99"), Decimal("1"), Decimal("1.01")):
-                price = (Decimal(str(usd)) * step).quantize(Decimal("0.01"))
-                session.add(
-                    make_observation(
-                        gpu_id=gpu_id, condition=condition, usd=price, kind=kind, observed_at=NOW
-                    )
+            session.add(
+                make_observation(
+                    gpu_id=gpu_id, condition=condition, usd=usd, kind=kind, observed_at=NOW
                 )
+            )
         session.flush()
-        recompute(session)
+        recompute(session, settings=plain_settings(**MARKET_SETTINGS))
     engine.dispose()
 
 
@@ -62,7 +61,7 @@ def market_client(backend: str, tmp_path_factory: pytest.TempPathFactory) -> Ite
     url, pg_name = new_database(backend, directory)
     migrate(url)
     _load_market(url)
-    settings = make_settings(url, directory, load_bundled_data=False)
+    settings = make_settings(url, directory, load_bundled_data=False, **MARKET_SETTINGS)
     with TestClient(create_app(settings)) as client:
         yield client
     if pg_name:

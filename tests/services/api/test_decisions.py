@@ -21,8 +21,8 @@ from shared.decisions.store import CSV_COLUMNS
 from shared.kit.db import make_engine, migrate, session_scope
 from shared.models import PriceObservation
 from tests.conftest import _drop_postgres_database, make_settings, new_database
-from tests.factories import make_observation, recompute
-from tests.services.api.conftest import NOW, _load_market
+from tests.factories import make_observation, plain_settings, recompute
+from tests.services.api.conftest import MARKET_SETTINGS, NOW, _load_market
 
 QUERY: dict[str, str | int] = {"task": "cv", "memory_gb": 24, "condition": "used"}
 
@@ -40,7 +40,10 @@ def decisions_db(backend: str, tmp_path_factory: pytest.TempPathFactory) -> Iter
 @pytest.fixture(scope="module")
 def client(decisions_db: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
     settings = make_settings(
-        decisions_db, tmp_path_factory.mktemp("decisions-app"), load_bundled_data=False
+        decisions_db,
+        tmp_path_factory.mktemp("decisions-app"),
+        load_bundled_data=False,
+        **MARKET_SETTINGS,
     )
     with TestClient(create_app(settings)) as test_client:
         yield test_client
@@ -192,7 +195,7 @@ def test_the_replay_after_a_price_change_shows_the_moved_price(
             )
         )
         session.flush()
-        recompute(session, ["rtx-3090"])
+        recompute(session, ["rtx-3090"], settings=plain_settings(**MARKET_SETTINGS))
     engine.dispose()
 
     replay = client.get(f"/decisions/{decision['id']}/replay", headers=key)

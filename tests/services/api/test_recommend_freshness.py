@@ -14,7 +14,9 @@ def _add_price_and_recompute(url: str, usd: str, day: int) -> None:
     with session_scope(engine) as session:
         seed_catalog(session)
         observed = datetime(2026, 11, day, tzinfo=UTC)
-        session.add(make_observation(gpu_id="rtx-3090", usd=usd, observed_at=observed))
+        # Three asks: a market price (one ask is a market of one).
+        for _ in range(3):
+            session.add(make_observation(gpu_id="rtx-3090", usd=usd, observed_at=observed))
         session.flush()
         recompute(session, ["rtx-3090"])
     engine.dispose()

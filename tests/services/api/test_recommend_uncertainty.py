@@ -13,8 +13,8 @@ import pytest
 from shared.alerts.keys import create_key
 from shared.kit.db import session_scope
 from shared.kit.settings import Settings
-from tests.factories import recompute
-from tests.services.api.conftest import MARKET_DAY
+from tests.factories import plain_settings, recompute
+from tests.services.api.conftest import MARKET_DAY, MARKET_SETTINGS
 
 QUERIES = [
     {"task": "cv", "memory_gb": 24},
@@ -113,7 +113,7 @@ def test_prices_as_of_is_the_market_never_a_posted_quote(market_client):
     assert posted.status_code == 201, posted.text
     # The recompute a price write queues, run here rather than waited for.
     with session_scope(market_client.app.state.engine) as session:
-        recompute(session)
+        recompute(session, settings=plain_settings(**MARKET_SETTINGS))
     after = _recommend(market_client, task="cv", memory_gb=8)
     assert after["computed_at"] != before["computed_at"]
     assert after["prices_as_of"] == before["prices_as_of"] == f"{MARKET_DAY}T00:00:00Z"

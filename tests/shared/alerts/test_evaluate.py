@@ -13,7 +13,7 @@ from shared.alerts.triggers import parse_trigger
 from shared.kit.db import session_scope
 from shared.models import CloudOffer
 from shared.sources.status import SourceStatus
-from tests.factories import make_observation, plain_settings, recompute
+from tests.factories import make_asks, make_observation, plain_settings, recompute
 from tests.shared.alerts.conftest import T0, make_alert
 
 URL = "http://127.0.0.1:9/hook"
@@ -39,6 +39,11 @@ def alert_state(engine, alert_id="alr_test"):
 
 def price(usd, at=T0, **kw):
     return make_observation(gpu_id="rtx-3090", condition="used", usd=usd, observed_at=at, **kw)
+
+
+def market(usd, at=T0):
+    """Three asks at `usd`: a market price the scores rest on (one ask is too thin)."""
+    return make_asks(gpu_id="rtx-3090", condition="used", usd=usd, observed_at=at)
 
 
 def test_price_below_fires_once_and_rearms_after_the_cooldown(db):
@@ -114,11 +119,11 @@ def test_price_drop_pct_compares_the_market_with_its_own_history(db):
 def test_perf_per_dollar_above_reads_the_scores(db):
     trigger = {"type": "perf_per_dollar_above", "task": "cv", "precision": "fp16", "threshold": 0.5}
     make_alert(db, URL, trigger)
-    add(db, price("5000", at=T0 - timedelta(days=10)))
+    add(db, *market("5000", at=T0 - timedelta(days=10)))
     with session_scope(db) as session:
         recompute(session)
     assert step(db) == []
-    add(db, price("400", at=T0 + timedelta(hours=1), listing_id="cheap"))
+    add(db, *market("400", at=T0 + timedelta(hours=1)))
     with session_scope(db) as session:
         recompute(session)
     [event] = step(db, now=T0 + timedelta(hours=1))
@@ -128,7 +133,7 @@ def test_perf_per_dollar_above_reads_the_scores(db):
 def test_cost_per_unit_below_fires_on_the_worst_case_cost_of_a_scored_card(db):
     """Issue 38: dollars per 1k images (cv's unit) of one bought card with its system,
     judged at the interval's high end; the threshold a cheap listing crosses."""
-    add(db, price("400", at=T0 + timedelta(hours=1), listing_id="cheap"))
+    add(db, *market("400", at=T0 + timedelta(hours=1)))
     with session_scope(db) as session:
         recompute(session)
     make_alert(db, URL, {"type": "cost_per_unit_below", "task": "cv", "max_usd": 1e-9})

@@ -48,6 +48,8 @@ def test_a_purchase_price_lists_the_observations_of_its_window(session: Session)
     rows = {
         "older": make_observation(usd="950", observed_at=NOW - timedelta(days=20)),
         "window": make_observation(usd="700", observed_at=NOW - timedelta(days=3)),
+        # A third ask: two would be too thin for a market price.
+        "middle": make_observation(usd="750", observed_at=NOW - timedelta(days=2)),
         "newest": make_observation(usd="800", observed_at=NOW),
         "quarantined": make_observation(
             usd="90", observed_at=NOW - timedelta(days=1), quarantined=True
@@ -62,11 +64,9 @@ def test_a_purchase_price_lists_the_observations_of_its_window(session: Session)
 
     used = entry(prices_used(session, body, plain_settings(), TEST_TODAY), "rtx-3090")
     listed = {row["id"]: row for row in used["price_observations"]}
-    assert set(listed) == {rows["window"].id, rows["newest"].id}
-    assert [listed[rows["newest"].id]["newest"], listed[rows["window"].id]["newest"]] == [
-        True,
-        False,
-    ]
+    assert set(listed) == {rows["window"].id, rows["middle"].id, rows["newest"].id}
+    flags = [listed[rows[name].id]["newest"] for name in ("newest", "middle", "window")]
+    assert flags == [True, False, False]
     # The price is the median of exactly these.
     assert Decimal(used["usd"]) == Decimal("750.00")
     assert used["cloud_offers"] == []

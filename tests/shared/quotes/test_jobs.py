@@ -14,7 +14,7 @@ from shared.perfmodel.registry import get_model
 from shared.quotes import jobs
 from shared.quotes.models import Quote
 from shared.seed import seed_catalog
-from tests.factories import make_observation
+from tests.factories import make_asks
 
 SETTINGS = Settings(environment="test", broker_url="")
 MODEL = get_model()
@@ -25,7 +25,7 @@ NOW = datetime(2026, 11, 1, tzinfo=UTC)
 def priced(session: Session) -> Session:
     seed_catalog(session)
     for gpu_id, condition, usd in [("rtx-3090", "used", "800"), ("rtx-a6000", "new", "4500")]:
-        session.add(make_observation(gpu_id=gpu_id, condition=condition, usd=usd, observed_at=NOW))
+        session.add_all(make_asks(gpu_id=gpu_id, condition=condition, usd=usd, observed_at=NOW))
     session.flush()
     return session
 
@@ -50,7 +50,7 @@ def test_recompute_is_idempotent_and_follows_price_changes(priced: Session) -> N
     again = jobs.recompute_standard_quotes(priced, ["rtx-3090"], SETTINGS, MODEL)
     assert again["updated"] == [] and again["unchanged"] == ["4x-rtx-3090-used-workstation"]
     later = datetime(2026, 11, 20, tzinfo=UTC)
-    priced.add(make_observation(gpu_id="rtx-3090", usd="600", observed_at=later))
+    priced.add_all(make_asks(gpu_id="rtx-3090", usd="600", observed_at=later))
     priced.flush()
     changed = jobs.recompute_standard_quotes(priced, ["rtx-3090"], SETTINGS, MODEL)
     assert changed["updated"] == ["4x-rtx-3090-used-workstation"]

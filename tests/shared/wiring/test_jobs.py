@@ -21,7 +21,7 @@ from shared.quotes.models import Quote
 from shared.seed import seed_catalog
 from shared.wiring.runtime import close_context, open_context
 from tests.conftest import _drop_postgres_database, make_settings, new_database
-from tests.factories import make_observation
+from tests.factories import make_asks
 
 
 @pytest.fixture
@@ -46,7 +46,7 @@ def test_a_committed_price_updates_scores_and_the_standard_quotes_using_it(eager
         record_price(session, price, eager.settings)
     with eager.session() as session:
         assert session.exec(select(Score).where(Score.gpu_id == "rtx-3090")).all() == []
-        session.add(make_observation(usd="777", observed_at=datetime.now(UTC)))
+        session.add_all(make_asks(usd="777", observed_at=datetime.now(UTC)))
         session.flush()
         enqueue_after_commit(session, recompute_call(["rtx-3090"]))
     with eager.session() as session:
@@ -93,7 +93,7 @@ def test_jobs_of_two_contexts_write_to_their_own_databases(
     try:
         for ctx, usd in ((eager, "600"), (other, "900")):
             with ctx.session() as session:
-                session.add(make_observation(usd=usd, observed_at=datetime.now(UTC)))
+                session.add_all(make_asks(usd=usd, observed_at=datetime.now(UTC)))
                 session.flush()
                 enqueue_after_commit(session, recompute_call(["rtx-3090"]))
         for ctx, usd in ((eager, "600.00"), (other, "900.00")):
