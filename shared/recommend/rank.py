@@ -74,6 +74,9 @@ class Speed:
     tensor_parallel: int = 1
     # Timed to a latency target: the throughput at the concurrency that meets it.
     units: Throughput | None = None
+    # The model's own caveats on this card and workload (an architecture, chip class or
+    # workload outside its calibration data: an extrapolation, said where it ranks).
+    caveats: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,6 +229,7 @@ def _speed(
             found.speedup_half_width,
             workload_class=klass,
             tensor_parallel=tp,
+            caveats=single.caveats,
         )
     if training is not None or query.phase is not None:
         # Not the stored score's workload (an llm-training model's size and mode set its
@@ -240,6 +244,7 @@ def _speed(
             speedup_half_width=found.speedup_half_width,
             workload_class=klass,
             tensor_parallel=tp,
+            caveats=single.caveats,
         )
     score = row.score
     return Speed(
@@ -251,6 +256,7 @@ def _speed(
         speedup_half_width=found.speedup_half_width,
         workload_class=klass,
         tensor_parallel=tp,
+        caveats=single.caveats,
     )
 
 
@@ -399,7 +405,8 @@ def _entry(
             estimated=score.price_estimated,
         )
         + ([score.price_note] if score.price_note else [])
-        + _memory_caveat(spec.memory_gb, query.memory_gb),
+        + _memory_caveat(spec.memory_gb, query.memory_gb)
+        + list(speed.caveats),
         explanation=_explain(spec, score, query, speed, total, rental=is_rental(row)),
         throughput=None if priced is None else priced[0],
         cost=None if priced is None else priced[1],

@@ -67,3 +67,15 @@ def test_consumer_cards_are_rented_at_the_feeds_price(bundled_client):
     offer = response.json()["cloud"]["offer"]
     assert offer["provider"] == "runpod" and Decimal(offer["usd_per_gpu_hour"]) == Decimal("0.34")
     assert offer["observed_at"] == "2026-10-04"
+
+
+def test_a_ranked_card_carries_the_models_own_caveats(bundled_client):
+    """Issue 39: the RX 7900 XTX ranked for a LoRA fine-tune without a word of the model's
+    extrapolation. Each result says what /model/predict says of that card and workload."""
+    query = {"task": "llm-training", "params_b": 8, "mode": "lora"}
+    results = _results(bundled_client, **query)
+    assert "rx-7900-xtx" in results
+    for gpu_id in ("rx-7900-xtx", "rtx-3090"):
+        predicted = bundled_client.get("/model/predict", params={"gpu": gpu_id, **query}).json()
+        assert set(predicted["caveats"]) <= set(results[gpu_id]["caveats"]), gpu_id
+    assert any("(extrapolated)" in c for c in results["rx-7900-xtx"]["caveats"])
