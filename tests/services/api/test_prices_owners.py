@@ -19,7 +19,7 @@ from shared.alerts.keys import create_key
 from shared.kit.db import make_engine, migrate, session_scope
 from shared.kit.settings import get_settings
 from tests.conftest import _drop_postgres_database, make_settings, new_database
-from tests.services.api.conftest import _load_market
+from tests.services.api.conftest import MARKET_SETTINGS, _load_market
 
 GPU = "rtx-3090"
 Headers = dict[str, str]
@@ -37,7 +37,9 @@ def owners_url(backend: str, tmp_path_factory: pytest.TempPathFactory) -> Iterat
 
 @pytest.fixture(scope="module")
 def client(owners_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
-    settings = make_settings(owners_url, tmp_path_factory.mktemp("app"), load_bundled_data=False)
+    settings = make_settings(
+        owners_url, tmp_path_factory.mktemp("app"), load_bundled_data=False, **MARKET_SETTINGS
+    )
     with TestClient(create_app(settings)) as test_client:
         yield test_client
 
@@ -135,6 +137,9 @@ def test_an_operator_quote_shows_to_all_quotes_keys_only(
     monkeypatch.setenv("GPU_ADVISOR_DATABASE_URL", owners_url)
     monkeypatch.setenv("GPU_ADVISOR_DATA_DIR", str(tmp_path))
     monkeypatch.setenv("GPU_ADVISOR_LOAD_BUNDLED_DATA", "false")
+    # The CLI's recompute prices this database's single asks as the app does.
+    for name, value in MARKET_SETTINGS.items():
+        monkeypatch.setenv(f"GPU_ADVISOR_{name.upper()}", str(value))
     get_settings.cache_clear()
     try:
         added = CliRunner().invoke(

@@ -28,7 +28,7 @@ from shared.quotes.models import Quote
 from shared.quotes.store import list_quotes, list_visible_quotes, owner_label
 from tests.conftest import _drop_postgres_database, make_settings, new_database
 from tests.processes import RedisServer
-from tests.services.api.conftest import _load_market
+from tests.services.api.conftest import MARKET_SETTINGS, _load_market
 
 BROWSER = {"Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"}
 CLUSTER = {"gpu": "rtx-3090", "count": 2}
@@ -52,7 +52,9 @@ def make_client(owners_db: str, tmp_path: Path) -> Iterator[MakeClient]:
     clients: list[TestClient] = []
 
     def build(client: tuple[str, int] = ("203.0.113.7", 50000), **overrides: Any) -> TestClient:
-        settings = make_settings(owners_db, tmp_path, load_bundled_data=False, **overrides)
+        settings = make_settings(
+            owners_db, tmp_path, load_bundled_data=False, **{**MARKET_SETTINGS, **overrides}
+        )
         test_client = TestClient(create_app(settings), client=client)
         test_client.__enter__()
         clients.append(test_client)

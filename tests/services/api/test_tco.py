@@ -16,7 +16,7 @@ from services.api.tco.router import router as tco_router
 from shared.kit.db import make_engine, migrate, session_scope
 from shared.models import CloudOffer
 from tests.conftest import _drop_postgres_database, make_settings, new_database
-from tests.services.api.conftest import _load_market
+from tests.services.api.conftest import MARKET_SETTINGS, _load_market
 from tests.services.api.units_checks import check_cost
 
 OFFER_TIME = datetime(2026, 10, 1, tzinfo=UTC)
@@ -70,7 +70,7 @@ def tco_client(backend: str, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     migrate(url)
     _load_market(url)
     _add_offers(url)
-    app = create_app(make_settings(url, directory, load_bundled_data=False))
+    app = create_app(make_settings(url, directory, load_bundled_data=False, **MARKET_SETTINGS))
     app.include_router(tco_router)
     app.include_router(quotes_router)
     with TestClient(app) as client:
